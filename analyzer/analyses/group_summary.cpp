@@ -1,0 +1,114 @@
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "hangscope/summary.hpp"
+
+namespace hangscope {
+
+namespace {
+
+struct TaskKey {
+  uint16_t source;
+  int32_t tid;
+  bool operator==(const TaskKey&) const = default;
+};
+struct TaskKeyHash {
+  size_t operator()(const TaskKey& k) const noexcept {
+    return std::hash<uint64_t>{}((uint64_t{k.source} << 32) ^ static_cast<uint32_t>(k.tid));
+  }
+};
+
+// A run of consecutive rounds in which one task stayed in one group.
+struct Run {
+  uint32_t group = UINT32_MAX;
+  uint32_t last_index = 0;  // round index within the source
+  uint32_t length = 0;
+};
+
+}  // namespace
+
+Summary summarize(const Capture& capture, const Classification& cls, const SummaryOptions& opt) {
+  Summary sum;
+  sum.rounds = capture.timed_rounds();
+  sum.timed = sum.rounds > 0;
+  for (const SourceInfo& s : capture.sources) {
+    if (s.weight_unit != "samples") sum.weight_unit = s.weight_unit;
+  }
+  for (size_t i = 0; i < capture.sources.size(); ++i) {
+    if (!capture.sources[i].timed) continue;
+    uint32_t n = 0;
+    for (const Round& r : capture.rounds) n += r.source == i;
+    sum.duration_s += n * capture.sources[i].interval_s;
+  }
+
+  const size_t ngroups = cls.groups.size();
+  std::vector<GroupSummary> groups(ngroups);
+  std::vector<uint64_t> timed_weight(ngroups, 0);
+  std::vector<std::unordered_set<TaskKey, TaskKeyHash>> tasks(ngroups);
+  std::unordered_map<StackId, uint64_t> stack_weight;
+  std::unordered_map<StackId, std::vector<TaskExample>> stack_examples;
+  std::unordered_map<TaskKey, Run, TaskKeyHash> runs;
+
+  // Samples arrive round by round (readers append in order), so a task's run in a group
+  // continues while its next sample is in the next round of the same source.
+  for (const TaskSample& s : capture.samples) {
+    uint32_t g = cls.group(s.stack);
+    GroupSummary& gs = groups[g];
+    gs.group = g;
+    gs.weight += s.weight;
+    sum.total_weight += s.weight;
+    const bool timed = capture.sources[s.source].timed && s.round != kNoRound;
+    if (timed) timed_weight[g] += s.weight;
+    TaskKey key{s.source, s.tid};
+    tasks[g].insert(key);
+    stack_weight[s.stack] += s.weight;
+    auto& ex = stack_examples[s.stack];
+    if (ex.size() < opt.examples &&
+        std::none_of(ex.begin(), ex.end(), [&](const TaskExample& e) { return e.tid == s.tid; }))
+      ex.push_back({s.pid, s.tid, s.comm});
+
+    double stay_s = s.blocked_s;
+    if (timed) {
+      uint32_t index = capture.rounds[s.round].index;
+      Run& run = runs[key];
+      if (run.group == g && run.last_index + 1 == index) {
+        ++run.length;
+      } else if (!(run.group == g && run.last_index == index)) {
+        run.length = 1;
+      }
+      run.group = g;
+      run.last_index = index;
+      stay_s = std::max(stay_s, run.length * capture.sources[s.source].interval_s);
+    }
+    if (stay_s > gs.longest_s) {
+      gs.longest_s = stay_s;
+      gs.longest_task = {s.pid, s.tid, s.comm};
+    }
+  }
+
+  for (auto& [stack, w] : stack_weight) sum.stack_weights.emplace_back(stack, w);
+  std::sort(sum.stack_weights.begin(), sum.stack_weights.end(),
+            [](auto& a, auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+
+  for (auto& [stack, w] : sum.stack_weights) {
+    GroupSummary& gs = groups[cls.group(stack)];
+    if (gs.top_stacks.size() < opt.top_stacks)
+      gs.top_stacks.push_back({stack, w, stack_examples[stack]});
+  }
+  for (uint32_t g = 0; g < ngroups; ++g) {
+    GroupSummary& gs = groups[g];
+    if (gs.weight == 0) continue;
+    gs.tasks = static_cast<uint32_t>(tasks[g].size());
+    gs.share = sum.total_weight ? static_cast<double>(gs.weight) / sum.total_weight : 0;
+    gs.avg_blocked = sum.rounds ? static_cast<double>(timed_weight[g]) / sum.rounds : 0;
+    sum.groups.push_back(std::move(gs));
+  }
+  std::sort(sum.groups.begin(), sum.groups.end(), [&](auto& a, auto& b) {
+    return a.weight != b.weight ? a.weight > b.weight
+                                : cls.groups[a.group].name < cls.groups[b.group].name;
+  });
+  return sum;
+}
+
+}  // namespace hangscope

@@ -1,0 +1,71 @@
+// Format detection and the list of readers.
+#include <array>
+
+#include <fmt/format.h>
+
+#include "readers.hpp"
+
+namespace hangscope {
+
+namespace {
+constexpr size_t kHeadBytes = 64 * 1024;
+}
+
+std::span<const Reader* const> readers() {
+  static const std::array<const Reader*, 2> all = {
+      &ingest::capture_reader(),
+      &ingest::proc_stack_reader(),
+  };
+  return all;
+}
+
+const Reader* find_reader(std::string_view name) {
+  for (const Reader* r : readers())
+    if (r->name() == name) return r;
+  return nullptr;
+}
+
+void read_input(const std::string& path, std::string_view format, Capture& capture) {
+  read_input(open_input(path), path == "-" ? "<stdin>" : path, format, capture);
+}
+
+void read_input(std::unique_ptr<ByteSource> src, const std::string& path, std::string_view format,
+                Capture& capture) {
+  LineReader in(std::move(src), path);
+  const Reader* reader = nullptr;
+  if (!format.empty()) {
+    reader = find_reader(format);
+    if (!reader) throw InputError(fmt::format("unknown input format '{}'", format));
+  } else {
+    std::string_view head = in.head(kHeadBytes);
+    if (head.empty()) throw InputError(fmt::format("{}: empty input", in.name()));
+    const Reader* maybe = nullptr;
+    for (const Reader* r : readers()) {
+      Applicability a = r->recognizes(head);
+      if (a == Applicability::yes) {
+        reader = r;
+        break;
+      }
+      if (a == Applicability::maybe && !maybe) maybe = r;
+    }
+    if (!reader) reader = maybe;
+    if (!reader) {
+      std::string names;
+      for (const Reader* r : readers()) names += fmt::format("{}{}", names.empty() ? "" : ", ", r->name());
+      throw InputError(fmt::format("{}: not in any format hangscope reads ({})", in.name(), names));
+    }
+  }
+  SourceInfo info;
+  info.path = path;
+  info.format = std::string(reader->name());
+  CaptureBuilder builder(capture, std::move(info));
+  reader->read(in, builder);
+  if (builder.samples_added() == 0 && capture.sources[builder.source()].skipped_lines > 0 &&
+      capture.sources[builder.source()].format != "capture") {
+    throw InputError(fmt::format("{}: no stacks found in this {} input (first unreadable line: {})",
+                                 in.name(), reader->name(),
+                                 capture.sources[builder.source()].first_skipped));
+  }
+}
+
+}  // namespace hangscope

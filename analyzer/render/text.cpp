@@ -1,0 +1,128 @@
+// The text summary: inputs, the wait-group table, the top stacks of each group, and
+// what was odd about the inputs.
+#include <fmt/format.h>
+
+#include "hangscope/render.hpp"
+
+namespace hangscope {
+
+namespace {
+
+using Out = std::back_insert_iterator<std::string>;
+
+std::string task_label(const Capture& c, const TaskExample& t) {
+  std::string_view comm = c.strings().get(t.comm);
+  if (t.tid == 0) return comm.empty() ? "?" : std::string(comm);
+  if (comm.empty()) return fmt::format("tid {}", t.tid);
+  return fmt::format("{} ({})", comm, t.tid);
+}
+
+void sources(Out out, const Capture& c) {
+  for (const SourceInfo& s : c.sources) {
+    fmt::format_to(out, "  {}: {}", s.path, s.format);
+    if (!s.host.empty()) fmt::format_to(out, " from {}", s.host);
+    if (!s.kernel.empty()) fmt::format_to(out, ", kernel {}", s.kernel);
+    if (s.timed) fmt::format_to(out, ", interval {:g} ms", s.interval_s * 1e3);
+    out = '\n';
+  }
+}
+
+void table(Out out, const Report& r) {
+  const Summary& sum = r.summary;
+  size_t width = 10;
+  for (const GroupSummary& g : sum.groups)
+    width = std::max(width, r.classification.groups[g.group].name.size());
+  fmt::format_to(out, "{:<{}}  {:<10} {:>11} {:>7} {:>6}  {}\n", "WAIT GROUP", width, "SUBSYSTEM",
+                 sum.timed ? "AVG BLOCKED" : sum.weight_unit, "SHARE", "TASKS", "LONGEST");
+  for (const GroupSummary& g : sum.groups) {
+    const WaitGroup& wg = r.classification.groups[g.group];
+    std::string amount =
+        sum.timed ? fmt::format("{:.2f}", g.avg_blocked) : fmt::format("{}", g.weight);
+    std::string longest =
+        g.longest_s > 0 ? fmt::format("{:.2f} s  {}", g.longest_s, task_label(r.capture, g.longest_task))
+                        : "-";
+    fmt::format_to(out, "{:<{}}  {:<10} {:>11} {:>6.1f}% {:>6}  {}\n", wg.name, width, wg.subsystem,
+                   amount, g.share * 100, g.tasks, longest);
+  }
+}
+
+// "1 sample", "2 samples"; other units ("us") are not plural.
+std::string_view unit(std::string_view u, uint64_t n) {
+  return n == 1 && u == "samples" ? std::string_view("sample") : u;
+}
+
+void top_stacks(Out out, const Report& r, const TextOptions& opt) {
+  const StackTable& st = r.capture.stacks;
+  for (const GroupSummary& g : r.summary.groups) {
+    const WaitGroup& wg = r.classification.groups[g.group];
+    fmt::format_to(out, "\n{} — {}: waits for {}\n", wg.name, wg.title, wg.resource);
+    for (const StackSummary& s : g.top_stacks) {
+      fmt::format_to(out, "  {} {} ({:.1f}%)", s.weight, unit(r.summary.weight_unit, s.weight),
+                     r.summary.total_weight ? 100.0 * s.weight / r.summary.total_weight : 0.0);
+      if (!s.examples.empty()) {
+        out = ' ';
+        out = ' ';
+        for (size_t i = 0; i < s.examples.size(); ++i)
+          fmt::format_to(out, "{}{}", i ? ", " : "e.g. ", task_label(r.capture, s.examples[i]));
+      }
+      out = '\n';
+      auto frames = st.stack(s.stack);
+      for (size_t i = 0; i < frames.size() && i < opt.max_frames; ++i) {
+        std::string_view mod = st.module(frames[i]);
+        fmt::format_to(out, "      {}{}{}{}\n", st.function(frames[i]), mod.empty() ? "" : " [",
+                       mod, mod.empty() ? "" : "]");
+      }
+      if (frames.size() > opt.max_frames)
+        fmt::format_to(out, "      ... {} more\n", frames.size() - opt.max_frames);
+    }
+  }
+}
+
+void warnings(Out out, const Capture& c) {
+  bool first = true;
+  auto head = [&] {
+    if (first) fmt::format_to(out, "\nwarnings:\n");
+    first = false;
+  };
+  for (const SourceInfo& s : c.sources) {
+    if (s.truncated) {
+      head();
+      fmt::format_to(out, "  {}: capture was cut short (no end record); the report covers its "
+                          "complete rounds\n", s.path);
+    }
+    if (s.skipped_lines) {
+      head();
+      fmt::format_to(out, "  {}: skipped {} line{} not understood (first at {})\n", s.path,
+                     s.skipped_lines, s.skipped_lines == 1 ? "" : "s", s.first_skipped);
+    }
+  }
+}
+
+}  // namespace
+
+std::string render_text(const Report& r, const TextOptions& opt) {
+  const Summary& sum = r.summary;
+  std::string text;
+  Out out(text);
+  fmt::format_to(out, "hangscope report: {} input{}", r.capture.sources.size(),
+                 r.capture.sources.size() == 1 ? "" : "s");
+  if (sum.timed) fmt::format_to(out, ", {} rounds over {:.2f} s", sum.rounds, sum.duration_s);
+  fmt::format_to(out, ", {} blocked {}\n", sum.total_weight, sum.weight_unit);
+  sources(out, r.capture);
+  if (sum.groups.empty()) {
+    fmt::format_to(out, "\nno blocked tasks were seen\n");
+  } else {
+    double total_avg = 0;
+    for (const GroupSummary& g : sum.groups) total_avg += g.avg_blocked;
+    out = '\n';
+    if (sum.timed)
+      fmt::format_to(out, "{:.2f} average blocked threads in {} wait group{}\n\n", total_avg,
+                     sum.groups.size(), sum.groups.size() == 1 ? "" : "s");
+    table(out, r);
+    top_stacks(out, r, opt);
+  }
+  warnings(out, r.capture);
+  return text;
+}
+
+}  // namespace hangscope

@@ -1,0 +1,47 @@
+// The subcommands: each file wires its options to library calls and nothing else
+// (after perf's builtin-*.c).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "hangscope/model.hpp"
+
+namespace hangscope::cli {
+
+// Exit codes, as in DESIGN.md.
+inline constexpr int kOk = 0;
+inline constexpr int kFailure = 1;
+inline constexpr int kUsage = 2;
+
+struct ReportOptions {
+  std::vector<std::string> inputs;
+  std::string format = "text";
+  std::string output;        // empty: standard output
+  std::string input_format;  // empty: detect
+};
+
+struct RecordOptions {
+  double duration_s = 0;     // 0: until -n rounds or a signal
+  double interval_ms = 20;
+  uint64_t rounds = 0;       // 0: no limit
+  std::string output;        // empty: print the report instead
+  bool force = false;
+  std::string states = "D";
+  std::vector<int> pids;
+  ReportOptions report;      // how to report when there is no -o
+};
+
+// record.cpp
+CLI::App* add_record(CLI::App& app, RecordOptions& opts);
+int run_record(const RecordOptions& opts, const std::string& command_line);
+
+// report.cpp
+CLI::App* add_report(CLI::App& app, ReportOptions& opts);
+int run_report(const ReportOptions& opts);
+// Analyses a capture that is already read and writes the report in opts.format.
+int report_capture(const Capture& capture, const ReportOptions& opts);
+
+}  // namespace hangscope::cli

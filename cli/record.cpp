@@ -1,0 +1,137 @@
+// hangscope record: sample the blocked tasks of this machine into a capture, or,
+// without -o, straight into a report.
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <system_error>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "hangscope/capture_writer.hpp"
+#include "hangscope/ingest.hpp"
+#include "hangscope/sampler.hpp"
+#include "output.hpp"
+#include "progress.hpp"
+
+namespace hangscope::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+void on_signal(int) { g_stop.store(true); }
+
+// SIGINT and SIGTERM end the capture cleanly; no SA_RESTART, so that a sleeping
+// sampler wakes up at once.
+void install_stop_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+class Fd {
+ public:
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+}  // namespace
+
+CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
+  CLI::App* cmd = app.add_subcommand("record", "Sample the kernel stacks of blocked tasks");
+  cmd->add_option("-d,--duration", opts.duration_s, "Seconds to sample")->check(CLI::PositiveNumber);
+  cmd->add_option("-i,--interval", opts.interval_ms, "Milliseconds between rounds")
+      ->check(CLI::Range(0.1, 3'600'000.0))
+      ->capture_default_str();
+  cmd->add_option("-n,--rounds", opts.rounds, "Number of rounds")->check(CLI::PositiveNumber);
+  cmd->add_option("-o,--output", opts.output,
+                  "Write the capture to this file (created 0600, never overwritten without "
+                  "--force); without -o the report is printed");
+  cmd->add_flag("--force", opts.force, "Overwrite an existing output file");
+  cmd->add_option("--states", opts.states, "Task states to record: D, DS or all")
+      ->check(CLI::IsMember({"D", "DS", "all"}))
+      ->capture_default_str();
+  cmd->add_option("-p,--pid", opts.pids, "Only these processes (all their threads)")
+      ->delimiter(',')
+      ->check(CLI::PositiveNumber);
+  cmd->footer(
+      "Examples:\n"
+      "  hangscope record -d 10 -o storm.capture     # ten seconds, then: hangscope report storm.capture\n"
+      "  hangscope record -n 100 -i 50               # 100 rounds, 50 ms apart, report at once\n"
+      "  hangscope record -p 1234,5678 --states DS -d 5");
+  return cmd;
+}
+
+int run_record(const RecordOptions& opts, const std::string& command_line) {
+  SamplerOptions so;
+  so.interval = std::chrono::microseconds(static_cast<int64_t>(opts.interval_ms * 1000));
+  if (opts.duration_s > 0) so.duration_s = opts.duration_s;
+  if (opts.rounds > 0) so.max_rounds = opts.rounds;
+  so.states = opts.states;
+  so.pids = opts.pids;
+  so.command_line = command_line;
+
+  // Without -o the capture goes to an anonymous memory file and is reported at the end.
+  int fd;
+  if (opts.output.empty()) {
+    fd = memfd_create("hangscope-capture", MFD_CLOEXEC);
+  } else {
+    // Captures hold command names and paths: private to the user, never through a
+    // symlink, never over an existing file unless asked.
+    int flags = O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | (opts.force ? O_TRUNC : O_EXCL);
+    fd = ::open(opts.output.c_str(), flags, 0600);
+  }
+  if (fd < 0) {
+    print_error(fmt::format("{}: {}", opts.output.empty() ? "memfd" : opts.output,
+                            std::strerror(errno)));
+    return kFailure;
+  }
+  Fd file(fd);
+
+  install_stop_handlers();
+  CaptureWriter writer(file.get());
+  Progress progress;
+  SamplerResult result;
+  try {
+    Sampler sampler(so, writer);
+    result = sampler.run(g_stop, [&](const RoundStats& r) { progress.round(r); });
+  } catch (const PrivilegeError& e) {
+    progress.done();
+    print_error(e.what());
+    return kFailure;
+  } catch (const std::system_error& e) {
+    progress.done();
+    print_error(fmt::format("{}: {}", opts.output.empty() ? "capture" : opts.output, e.what()));
+    return kFailure;
+  }
+  progress.done();
+
+  if (!opts.output.empty()) {
+    fmt::print(stderr, "hangscope: recorded {} rounds, {} blocked samples in {:.2f} s to {}\n",
+               result.rounds, result.samples, result.duration_ns / 1e9, opts.output);
+    return kOk;
+  }
+  if (::lseek(file.get(), 0, SEEK_SET) < 0) {
+    print_error(fmt::format("capture: {}", std::strerror(errno)));
+    return kFailure;
+  }
+  Capture capture;
+  read_input(fd_input(file.get(), "live"), "live", "capture", capture);
+  return report_capture(capture, opts.report);
+}
+
+}  // namespace hangscope::cli

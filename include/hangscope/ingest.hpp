@@ -1,0 +1,117 @@
+// The ingest stage: one reader per input format, each turning its input into the
+// model. Detection asks every reader whether the head of an input is theirs (after
+// inferno's collapsers) instead of a chain of ifs.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "hangscope/model.hpp"
+
+namespace hangscope {
+
+// A bad input: the message starts with "file:line: " where the line is known.
+class InputError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Where the bytes of an input come from (a plain file, a pipe, a decompressor).
+class ByteSource {
+ public:
+  virtual ~ByteSource() = default;
+  // Reads up to n bytes; returns 0 at the end. Throws InputError on failure.
+  virtual size_t read(char* buf, size_t n) = 0;
+};
+
+// Opens `path` ("-" is standard input); throws InputError naming the file.
+std::unique_ptr<ByteSource> open_input(const std::string& path);
+// Reads from an open descriptor, which stays open; `name` is used in messages.
+std::unique_ptr<ByteSource> fd_input(int fd, std::string name);
+
+// Splits a ByteSource into lines without copying them (a line is valid until the
+// next call), counting line numbers for error messages.
+class LineReader {
+ public:
+  LineReader(std::unique_ptr<ByteSource> src, std::string name);
+  ~LineReader();
+
+  // The next line without its '\n' (and without a trailing '\r'); false at the end.
+  bool next(std::string_view& line);
+  // The first bytes of the input, without consuming them (for format detection).
+  std::string_view head(size_t max_bytes);
+
+  uint64_t line_number() const { return line_no_; }
+  const std::string& name() const { return name_; }
+  // False when the last line returned by next() ended without '\n': the input was cut.
+  bool last_line_complete() const { return last_complete_; }
+  // "file:line" of the line last returned.
+  std::string where() const;
+  [[noreturn]] void fail(std::string_view message) const;
+
+ private:
+  bool fill();  // reads more bytes; false at the end
+
+  std::unique_ptr<ByteSource> src_;
+  std::string name_;
+  std::unique_ptr<char[]> buf_;
+  size_t cap_ = 0, begin_ = 0, end_ = 0;
+  bool eof_ = false;
+  bool last_complete_ = true;
+  uint64_t line_no_ = 0;
+};
+
+// Appends what one input contributes to a Capture.
+class CaptureBuilder {
+ public:
+  CaptureBuilder(Capture& capture, SourceInfo info);
+
+  uint16_t source() const { return source_; }
+  SourceInfo& info() { return capture_.sources[source_]; }
+  StackTable& stacks() { return capture_.stacks; }
+  StrId intern(std::string_view s) { return capture_.strings().intern(s); }
+
+  // Returns the round's index in Capture::rounds.
+  uint32_t add_round(Round r);
+  void add_sample(TaskSample s);
+  void add_fact(WaitsOnFact f);
+  // Counts a line that no rule of the reader understood.
+  void skip_line(const LineReader& in);
+  uint64_t samples_added() const { return samples_added_; }
+
+ private:
+  Capture& capture_;
+  uint16_t source_;
+  uint64_t samples_added_ = 0;
+};
+
+enum class Applicability { no, maybe, yes };
+
+class Reader {
+ public:
+  virtual ~Reader() = default;
+  virtual std::string_view name() const = 0;         // used by --input-format
+  virtual std::string_view description() const = 0;  // one line for --help
+  // Looks at the first bytes of an input: is it in this reader's format?
+  virtual Applicability recognizes(std::string_view head) const = 0;
+  // Reads the whole input. Bad lines are skipped and counted; a fatal problem throws
+  // InputError with file and line.
+  virtual void read(LineReader& in, CaptureBuilder& out) const = 0;
+};
+
+// Every reader, in the order detection asks them.
+std::span<const Reader* const> readers();
+const Reader* find_reader(std::string_view name);
+
+// Reads one input (a path, or "-" for standard input) into `capture`. `format` names
+// a reader, or is empty to detect it. Throws InputError.
+void read_input(const std::string& path, std::string_view format, Capture& capture);
+// The same for an input that is already open; `name` labels it in the report.
+void read_input(std::unique_ptr<ByteSource> src, const std::string& name, std::string_view format,
+                Capture& capture);
+
+}  // namespace hangscope

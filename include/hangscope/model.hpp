@@ -1,0 +1,98 @@
+// The model: the narrow waist between every source and every analysis.
+//
+// Every input (the live sampler's capture file, /proc stack dumps, kernel logs, ...)
+// becomes a Capture; every analysis reads only a Capture. Everything is interned: a
+// frame is stored once, a stack is a run of frame ids stored once, and a sample is a
+// handful of integers, so that millions of samples cost little and each distinct
+// stack can be classified once.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hangscope/stack_table.hpp"
+
+namespace hangscope {
+
+inline constexpr uint32_t kNoRound = std::numeric_limits<uint32_t>::max();
+
+// What one input file contributed, and what its header said about where it came from.
+struct SourceInfo {
+  std::string path;           // as given on the command line ("-" for stdin)
+  std::string format;         // reader name: "capture", "proc-stack", ...
+  std::string host;           // empty when unknown
+  std::string kernel;         // kernel release (uname -r), empty when unknown
+  double interval_s = 0;      // sampling interval; 0 when the input has no rounds
+  // Rounds are comparable when the input was sampled at an interval: then the
+  // samples of a group divided by the rounds is the group's average blocked threads.
+  // Dumps (one snapshot, or counts from another tool) are compared by share only.
+  bool timed = false;
+  std::string weight_unit = "samples";  // what TaskSample::weight counts
+  bool truncated = false;               // the input ended inside a round
+  uint64_t skipped_lines = 0;           // lines no reader understood
+  std::string first_skipped;            // "file:line" of the first of them
+  std::map<std::string, std::string> header;  // every header field, verbatim
+};
+
+// One pass of the sampler over every thread.
+struct Round {
+  uint16_t source = 0;
+  uint32_t index = 0;         // index within its source, as recorded
+  int64_t time_ns = 0;        // since the start of its source
+  bool late = false;          // started later than its schedule allowed
+  uint32_t threads = 0;       // threads seen in the pass (0 when unknown)
+  uint32_t blocked = 0;       // tasks recorded in the pass
+};
+
+enum TaskFlags : uint8_t {
+  kKernelThread = 1 << 0,
+};
+
+// One blocked thread in one round (or one task of a dump).
+struct TaskSample {
+  int64_t time_ns = -1;       // since the start of its source; -1 when unknown
+  uint32_t round = kNoRound;  // index into Capture::rounds, kNoRound for dumps
+  StackId stack = 0;
+  int32_t pid = 0;            // thread-group id (0 when unknown)
+  int32_t tid = 0;
+  StrId comm = 0;
+  char state = '?';           // as in /proc/<pid>/stat: D, S, R, ...
+  uint8_t flags = 0;          // TaskFlags
+  uint16_t source = 0;        // index into Capture::sources
+  uint32_t blocked_s = 0;     // known blocked time in seconds (hung_task), 0 unknown
+  uint64_t weight = 1;        // samples, or the count / microseconds of a folded line
+};
+
+// An explicit statement by the kernel that one task waits for another, such as
+// "INFO: task A:1 is blocked on a mutex likely owned by task B:2".
+struct WaitsOnFact {
+  uint16_t source = 0;
+  int32_t waiter_tid = 0;
+  StrId waiter_comm = 0;
+  int32_t holder_tid = 0;
+  StrId holder_comm = 0;
+  StrId kind = 0;             // "mutex", "semaphore", "rwsem", ...
+};
+
+struct Capture {
+  std::vector<SourceInfo> sources;
+  std::vector<Round> rounds;
+  std::vector<TaskSample> samples;
+  std::vector<WaitsOnFact> facts;
+  StackTable stacks;
+
+  StringTable& strings() { return stacks.strings(); }
+  const StringTable& strings() const { return stacks.strings(); }
+
+  // Rounds of the timed sources: the denominator of "average blocked threads".
+  uint64_t timed_rounds() const;
+  // Sum of sample weights.
+  uint64_t total_weight() const;
+};
+
+}  // namespace hangscope

@@ -1,0 +1,91 @@
+#include "hangscope/frame_text.hpp"
+
+#include <array>
+
+namespace hangscope {
+
+namespace {
+
+bool is_hex_digit(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+// "+0x1a/0x40" at position `plus`: returns true when s[plus..] is a %pB offset.
+bool is_offset(std::string_view s) {
+  if (s.size() < 4 || s[0] != '+' || s[1] != '0' || s[2] != 'x') return false;
+  size_t i = 3;
+  while (i < s.size() && is_hex_digit(s[i])) ++i;
+  if (i == 3) return false;
+  if (i == s.size()) return true;  // "+0x1a" without a length
+  if (s[i] != '/' || s.substr(i + 1, 2) != "0x") return false;
+  i += 3;
+  size_t digits = i;
+  while (i < s.size() && is_hex_digit(s[i])) ++i;
+  return i > digits && i == s.size();
+}
+
+}  // namespace
+
+std::string_view fold_symbol_suffixes(std::string_view name) {
+  static constexpr std::array<std::string_view, 7> kSuffixes = {
+      ".isra", ".constprop", ".part", ".cold", ".llvm.", ".lto_priv", ".localalias"};
+  size_t cut = std::string_view::npos;
+  for (std::string_view suffix : kSuffixes) {
+    size_t at = name.find(suffix);
+    if (at != std::string_view::npos && at > 0 && at < cut) {
+      size_t end = at + suffix.size();
+      // Only a whole component: ".part" followed by end or '.', not ".partial".
+      if (suffix.back() == '.' || end == name.size() || name[end] == '.') cut = at;
+    }
+  }
+  return cut == std::string_view::npos ? name : name.substr(0, cut);
+}
+
+std::string_view strip_address_prefix(std::string_view line) {
+  line = trim(line);
+  if (line.starts_with("[<")) {
+    size_t close = line.find(">]");
+    if (close != std::string_view::npos) line = trim(line.substr(close + 2));
+  }
+  return line;
+}
+
+bool parse_kernel_frame(std::string_view text, FrameText& out) {
+  text = trim(text);
+  if (text.empty()) return false;
+  std::string_view module;
+  if (text.back() == ']') {
+    size_t open = text.rfind(" [");
+    if (open != std::string_view::npos) {
+      module = text.substr(open + 2, text.size() - open - 3);
+      // "[module <40-hex build id>]" since 5.14 with CONFIG_STACKTRACE_BUILD_ID.
+      if (size_t space = module.find(' '); space != std::string_view::npos)
+        module = module.substr(0, space);
+      text = trim(text.substr(0, open));
+    }
+  }
+  if (text.empty()) return false;
+  // A raw address (the old "0xffffffffffffffff" sentinel, or an address with no symbol).
+  if (text.starts_with("0x") && text.find('+') == std::string_view::npos) {
+    if (text.size() == 18 && text.substr(2).find_first_not_of('f') == std::string_view::npos)
+      return false;
+    out.function = text;
+    out.module = module;
+    return true;
+  }
+  size_t plus = text.rfind('+');
+  if (plus != std::string_view::npos && plus > 0 && is_offset(text.substr(plus)))
+    text = text.substr(0, plus);
+  if (text.find_first_of(" \t") != std::string_view::npos) return false;
+  out.function = fold_symbol_suffixes(text);
+  out.module = module;
+  return true;
+}
+
+}  // namespace hangscope

@@ -1,0 +1,156 @@
+// The command line end to end, on committed fixtures: what a user types and sees.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "support/run.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace hangscope::testing;
+
+namespace {
+
+const std::string kBin = HANGSCOPE_BIN;
+const std::string kFixtures = HANGSCOPE_FIXTURES;
+const std::string kSeed = kFixtures + "/proc-stack/lkml-6.12-overlayfs-jbd2.txt";
+const std::string kStorm = kFixtures + "/capture/storm-overlayfs-ext4.capture";
+const std::string kKilled = kFixtures + "/capture/storm-killed-mid-round.capture";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+size_t count_lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+}  // namespace
+
+TEST(Cli, HelpShowsExamplesForEveryCommand) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {kBin, "--help"}, {kBin, "record", "--help"}, {kBin, "report", "--help"}}) {
+    RunResult r = run(args);
+    EXPECT_EQ(r.status, 0);
+    EXPECT_NE(r.out.find("Examples:"), std::string::npos) << r.out;
+  }
+}
+
+TEST(Cli, Version) {
+  RunResult r = run({kBin, "--version"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.out.rfind("hangscope ", 0), 0u) << r.out;
+}
+
+TEST(Cli, BadUsageExitsTwo) {
+  EXPECT_EQ(run({kBin, "report"}).status, 2);
+  EXPECT_EQ(run({kBin, "report", "-f", "nope", kSeed}).status, 2);
+  EXPECT_EQ(run({kBin, "record", "-i", "0"}).status, 2);
+  EXPECT_EQ(run({kBin, "record", "--states", "X"}).status, 2);
+  EXPECT_EQ(run({kBin, "frobnicate"}).status, 2);
+}
+
+TEST(Cli, MissingFileIsOneLineAndExitOne) {
+  RunResult r = run({kBin, "report", "/nonexistent/x.capture"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "hangscope: /nonexistent/x.capture: No such file or directory\n");
+  EXPECT_EQ(r.out, "");
+}
+
+TEST(Cli, UnknownFormatIsOneLineAndExitOne) {
+  TempDir tmp;
+  std::string path = tmp.file("notes.txt");
+  std::ofstream(path) << "nothing here\nthat looks like a stack\n";
+  RunResult r = run({kBin, "report", path});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "hangscope: " + path + ": not in any format hangscope reads (capture, proc-stack)\n");
+  RunResult dir = run({kBin, "report", tmp.file("")});
+  EXPECT_EQ(dir.status, 1);
+  EXPECT_EQ(count_lines(dir.err), 1u) << dir.err;
+  EXPECT_NE(dir.err.find("Is a directory"), std::string::npos) << dir.err;
+}
+
+TEST(Cli, ForcedFormatThatDoesNotFitNamesFileAndLine) {
+  RunResult r = run({kBin, "report", "--input-format", "capture", kSeed});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.err, "hangscope: " + kSeed + ":1: not a hangscope capture\n");
+}
+
+TEST(Cli, SeedReportStacksInText) {
+  RunResult r = run({kBin, "report", kSeed});
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* group : {"jbd2:log-space", "vfs:rename-lock", "jbd2:force-commit"})
+    EXPECT_NE(r.out.find(group), std::string::npos) << group << "\n" << r.out;
+  EXPECT_NE(r.out.find("skipped 3 lines not understood (first at " + kSeed + ":1)"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(Cli, StandardInputAndOutputFile) {
+  TempDir tmp;
+  std::string out = tmp.file("seed.folded");
+  RunResult r = run({kBin, "report", "-f", "folded", "-o", out, "-"}, slurp(kSeed));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  std::string folded = slurp(out);
+  EXPECT_EQ(count_lines(folded), 3u);
+  EXPECT_NE(folded.find("do_mkdirat;vfs_mkdir;ovl_create_object;ovl_copy_up_flags;lock_rename 1\n"),
+            std::string::npos)
+      << folded;
+}
+
+TEST(Cli, StormCaptureReport) {
+  RunResult r = run({kBin, "report", kStorm});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("average blocked threads"), std::string::npos);
+  for (const char* group : {"jbd2:log-space", "jbd2:force-commit", "jbd2:commit"})
+    EXPECT_NE(r.out.find(group), std::string::npos) << group;
+  EXPECT_EQ(r.out.find("warnings"), std::string::npos) << r.out;
+}
+
+TEST(Cli, FoldedCountsAddUpToTheSamples) {
+  RunResult folded = run({kBin, "report", "-f", "folded", kStorm});
+  ASSERT_EQ(folded.status, 0);
+  uint64_t total = 0;
+  std::istringstream in(folded.out);
+  for (std::string line; std::getline(in, line);) {
+    size_t sp = line.rfind(' ');
+    ASSERT_NE(sp, std::string::npos);
+    ASSERT_EQ(line.find(' '), sp) << "frames never hold spaces: " << line;
+    total += std::stoull(line.substr(sp + 1));
+  }
+  RunResult text = run({kBin, "report", kStorm});
+  EXPECT_NE(text.out.find(", " + std::to_string(total) + " blocked samples"), std::string::npos)
+      << total << "\n" << text.out.substr(0, 300);
+}
+
+TEST(Cli, KilledCaptureReportsCompleteRoundsAndWarns) {
+  RunResult r = run({kBin, "report", kKilled});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("capture was cut short"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("average blocked threads"), std::string::npos) << r.out;
+}
+
+TEST(Cli, SeveralInputsOfDifferentFormats) {
+  RunResult r = run({kBin, "report", kSeed, kStorm});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("hangscope report: 2 inputs"), std::string::npos) << r.out;
+}
+
+TEST(Cli, WithoutCapSysAdminSaysWhichPrivilegeIsMissing) {
+  if (geteuid() != 0) {
+    RunResult r = run({kBin, "record", "-n", "1"});
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("CAP_SYS_ADMIN"), std::string::npos) << r.err;
+    return;
+  }
+  // As root: drop CAP_SYS_ADMIN for the child with setpriv (util-linux).
+  RunResult probe = run({"setpriv", "--version"});
+  if (probe.status != 0) GTEST_SKIP() << "setpriv (util-linux) is not installed";
+  RunResult r = run({"setpriv", "--inh-caps=-sys_admin", "--bounding-set=-sys_admin", kBin,
+                     "record", "-n", "1"});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("needs CAP_SYS_ADMIN"), std::string::npos) << r.err;
+}

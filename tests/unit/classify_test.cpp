@@ -1,0 +1,93 @@
+#include <gtest/gtest.h>
+
+#include "hangscope/classify.hpp"
+#include "support/capture_text.hpp"
+
+using namespace hangscope;
+using hangscope::testing::read_text;
+
+namespace {
+
+// Classifies one stack given leaf first and returns its group name.
+std::string group_of(std::initializer_list<std::string_view> leaf_first) {
+  StackTable st;
+  std::vector<FrameId> ids;
+  for (std::string_view f : leaf_first) ids.push_back(st.intern_frame(f));
+  StackId s = st.intern_stack(ids);
+  Classification c = classify(st, builtin_rules());
+  return c.groups[c.group(s)].name;
+}
+
+}  // namespace
+
+TEST(Classify, SeedReportGroups) {
+  Capture c;
+  read_input(HANGSCOPE_FIXTURES "/proc-stack/lkml-6.12-overlayfs-jbd2.txt", "", c);
+  Classification cls = classify(c.stacks, builtin_rules());
+  ASSERT_EQ(c.samples.size(), 3u);
+  EXPECT_EQ(cls.groups[cls.group(c.samples[0].stack)].name, "jbd2:log-space");
+  EXPECT_EQ(cls.groups[cls.group(c.samples[1].stack)].name, "vfs:rename-lock");
+  // jbd2_log_wait_commit under jbd2_journal_force_commit, not the outer copy-up frame.
+  EXPECT_EQ(cls.groups[cls.group(c.samples[2].stack)].name, "jbd2:force-commit");
+  EXPECT_EQ(cls.groups[cls.group(c.samples[2].stack)].subsystem, "jbd2");
+}
+
+TEST(Classify, WaitCommitWithoutSyncCallerIsPlainWaitCommit) {
+  EXPECT_EQ(group_of({"jbd2_log_wait_commit", "jbd2_log_do_checkpoint"}), "jbd2:checkpoint");
+  EXPECT_EQ(group_of({"jbd2_log_wait_commit", "jbd2_journal_stop", "ext4_evict_inode"}),
+            "jbd2:wait-commit");
+}
+
+TEST(Classify, KernelDumpFramesAreLookedThrough) {
+  // The same rename-lock wait as printed by hung_task: scheduler and mutex frames first.
+  EXPECT_EQ(group_of({"__schedule", "schedule", "schedule_preempt_disabled", "__mutex_lock",
+                      "lock_rename", "ovl_copy_up_flags"}),
+            "vfs:rename-lock");
+  EXPECT_EQ(group_of({"__schedule", "schedule", "io_schedule", "folio_wait_bit_common",
+                      "folio_wait_writeback", "__filemap_fdatawait_range"}),
+            "mm:writeback");
+}
+
+TEST(Classify, InnermostRulesOnlyMatchTheInnermostFrame) {
+  EXPECT_EQ(group_of({"filename_create", "do_mkdirat"}), "vfs:dir-lock");
+  EXPECT_EQ(group_of({"__schedule", "rwsem_down_write_slowpath", "down_write", "filename_create"}),
+            "vfs:dir-lock");
+  // do_unlinkat deep in the stack, below a wait of its own: not a directory-lock wait.
+  EXPECT_EQ(group_of({"wait_transaction_locked", "add_transaction_credits", "start_this_handle",
+                      "jbd2__journal_start", "ext4_unlink", "vfs_unlink", "do_unlinkat"}),
+            "jbd2:txn-locked");
+}
+
+TEST(Classify, GenericLocksAreNamedByCaller) {
+  EXPECT_EQ(group_of({"__schedule", "schedule", "schedule_preempt_disabled",
+                      "__mutex_lock", "mutex_lock", "rtnl_lock", "devinet_ioctl"}),
+            "mutex:rtnl_lock");
+  EXPECT_EQ(group_of({"__schedule", "rwsem_down_read_slowpath", "down_read", "iterate_supers"}),
+            "rwsem:iterate_supers");
+}
+
+TEST(Classify, UnknownStacksAreOtherByFirstFramePastScheduler) {
+  EXPECT_EQ(group_of({"__schedule", "schedule", "my_driver_wait", "my_driver_ioctl"}),
+            "other:my_driver_wait");
+  EXPECT_EQ(group_of({}), "other:(no stack)");
+}
+
+TEST(Classify, UnreliableFramesAreIgnored) {
+  StackTable st;
+  FrameId a = st.intern_frame("jbd2_log_wait_commit", "", FrameKind::kernel, kUnreliable);
+  FrameId b = st.intern_frame("my_wait");
+  FrameId ids[] = {a, b};
+  StackId s = st.intern_stack(ids);
+  Classification c = classify(st, builtin_rules());
+  EXPECT_EQ(c.groups[c.group(s)].name, "other:my_wait");
+}
+
+TEST(Classify, EachDistinctStackOnce) {
+  Capture c = read_text(
+      "1\n[<0>] lock_rename+0x1/0x2\n\n2\n[<0>] lock_rename+0x1/0x2\n\n3\n[<0>] filename_create+0x1/0x2\n");
+  Classification cls = classify(c.stacks, builtin_rules());
+  EXPECT_EQ(cls.group_of_stack.size(), c.stacks.stack_count());
+  EXPECT_EQ(c.samples[0].stack, c.samples[1].stack);
+  EXPECT_EQ(cls.group(c.samples[0].stack), cls.group(c.samples[1].stack));
+  EXPECT_NE(cls.group(c.samples[0].stack), cls.group(c.samples[2].stack));
+}
