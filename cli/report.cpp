@@ -2,10 +2,9 @@
 #include <fmt/format.h>
 
 #include "commands.hpp"
-#include "hangscope/classify.hpp"
+#include "hangscope/analysis.hpp"
 #include "hangscope/ingest.hpp"
 #include "hangscope/render.hpp"
-#include "hangscope/summary.hpp"
 #include "output.hpp"
 
 namespace hangscope::cli {
@@ -15,8 +14,14 @@ CLI::App* add_report(CLI::App& app, ReportOptions& opts) {
   cmd->add_option("files", opts.inputs,
                   "Capture files or dumps ('-' for standard input); the format is detected")
       ->required();
-  cmd->add_option("-f,--format", opts.format, "Output format")
-      ->check(CLI::IsMember({"text", "folded"}))
+  std::vector<std::string> formats;
+  std::string format_help = "Output format:";
+  for (const Renderer* r : renderers()) {
+    formats.emplace_back(r->name());
+    format_help += fmt::format("\n  {:<8} {}", r->name(), r->description());
+  }
+  cmd->add_option("-f,--format", opts.format, format_help)
+      ->check(CLI::IsMember(formats))
       ->capture_default_str();
   cmd->add_option("-o,--output", opts.output, "Write to this file instead of standard output");
   std::vector<std::string> names;
@@ -32,11 +37,9 @@ CLI::App* add_report(CLI::App& app, ReportOptions& opts) {
 }
 
 int report_capture(const Capture& capture, const ReportOptions& opts) {
-  Classification cls = classify(capture.stacks, builtin_rules());
-  Summary summary = summarize(capture, cls);
-  Report report{capture, cls, summary};
-  std::string text = opts.format == "folded" ? render_folded(report) : render_text(report);
-  write_output(opts.output, text);
+  Analysis analysis = analyze(capture);
+  const Renderer* renderer = find_renderer(opts.format);
+  write_output(opts.output, renderer->render(Report{capture, analysis}, RenderOptions{}));
   return kOk;
 }
 

@@ -114,32 +114,4 @@ void LineReader::fail(std::string_view message) const {
   throw InputError(fmt::format("{}: {}", where(), message));
 }
 
-CaptureBuilder::CaptureBuilder(Capture& capture, SourceInfo info) : capture_(capture) {
-  if (capture.sources.size() >= UINT16_MAX) throw InputError("too many inputs");
-  source_ = static_cast<uint16_t>(capture.sources.size());
-  capture.sources.push_back(std::move(info));
-}
-
-uint32_t CaptureBuilder::add_round(Round r) {
-  r.source = source_;
-  capture_.rounds.push_back(r);
-  return static_cast<uint32_t>(capture_.rounds.size() - 1);
-}
-
-void CaptureBuilder::add_sample(TaskSample s) {
-  s.source = source_;
-  capture_.samples.push_back(s);
-  ++samples_added_;
-}
-
-void CaptureBuilder::add_fact(WaitsOnFact f) {
-  f.source = source_;
-  capture_.facts.push_back(f);
-}
-
-void CaptureBuilder::skip_line(const LineReader& in) {
-  SourceInfo& si = info();
-  if (si.skipped_lines++ == 0) si.first_skipped = in.where();
-}
-
 }  // namespace hangscope

@@ -2,14 +2,25 @@
 // root first separated by ';', then a space and the count. Every flamegraph tool reads it.
 #include <fmt/format.h>
 
-#include "hangscope/render.hpp"
+#include "renderers.hpp"
 
-namespace hangscope {
+namespace hangscope::render {
 
-std::string render_folded(const Report& report) {
+namespace {
+
+class FoldedRenderer final : public Renderer {
+ public:
+  std::string_view name() const override { return "folded"; }
+  std::string_view description() const override {
+    return "FlameGraph collapsed stacks: root first, ';' between frames, then the count";
+  }
+  std::string render(const Report& report, const RenderOptions&) const override;
+};
+
+std::string FoldedRenderer::render(const Report& report, const RenderOptions&) const {
   const StackTable& st = report.capture.stacks;
   std::string out;
-  for (const auto& [stack, weight] : report.summary.stack_weights) {
+  for (const auto& [stack, weight] : report.summary().stack_weights) {
     auto frames = st.stack(stack);
     if (frames.empty()) continue;
     for (size_t i = frames.size(); i-- > 0;) {
@@ -21,4 +32,11 @@ std::string render_folded(const Report& report) {
   return out;
 }
 
-}  // namespace hangscope
+}  // namespace
+
+const Renderer& folded_renderer() {
+  static const FoldedRenderer r;
+  return r;
+}
+
+}  // namespace hangscope::render

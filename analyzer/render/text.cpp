@@ -2,9 +2,9 @@
 // what was odd about the inputs.
 #include <fmt/format.h>
 
-#include "hangscope/render.hpp"
+#include "renderers.hpp"
 
-namespace hangscope {
+namespace hangscope::render {
 
 namespace {
 
@@ -28,14 +28,14 @@ void sources(Out out, const Capture& c) {
 }
 
 void table(Out out, const Report& r) {
-  const Summary& sum = r.summary;
+  const Summary& sum = r.summary();
   size_t width = 10;
   for (const GroupSummary& g : sum.groups)
-    width = std::max(width, r.classification.groups[g.group].name.size());
+    width = std::max(width, r.classification().groups[g.group].name.size());
   fmt::format_to(out, "{:<{}}  {:<10} {:>11} {:>7} {:>6}  {}\n", "WAIT GROUP", width, "SUBSYSTEM",
                  sum.timed ? "AVG BLOCKED" : sum.weight_unit, "SHARE", "TASKS", "LONGEST");
   for (const GroupSummary& g : sum.groups) {
-    const WaitGroup& wg = r.classification.groups[g.group];
+    const WaitGroup& wg = r.classification().groups[g.group];
     std::string amount =
         sum.timed ? fmt::format("{:.2f}", g.avg_blocked) : fmt::format("{}", g.weight);
     std::string longest =
@@ -51,14 +51,14 @@ std::string_view unit(std::string_view u, uint64_t n) {
   return n == 1 && u == "samples" ? std::string_view("sample") : u;
 }
 
-void top_stacks(Out out, const Report& r, const TextOptions& opt) {
+void top_stacks(Out out, const Report& r, const RenderOptions& opt) {
   const StackTable& st = r.capture.stacks;
-  for (const GroupSummary& g : r.summary.groups) {
-    const WaitGroup& wg = r.classification.groups[g.group];
+  for (const GroupSummary& g : r.summary().groups) {
+    const WaitGroup& wg = r.classification().groups[g.group];
     fmt::format_to(out, "\n{} — {}: waits for {}\n", wg.name, wg.title, wg.resource);
     for (const StackSummary& s : g.top_stacks) {
-      fmt::format_to(out, "  {} {} ({:.1f}%)", s.weight, unit(r.summary.weight_unit, s.weight),
-                     r.summary.total_weight ? 100.0 * s.weight / r.summary.total_weight : 0.0);
+      fmt::format_to(out, "  {} {} ({:.1f}%)", s.weight, unit(r.summary().weight_unit, s.weight),
+                     r.summary().total_weight ? 100.0 * s.weight / r.summary().total_weight : 0.0);
       if (!s.examples.empty()) {
         out = ' ';
         out = ' ';
@@ -98,10 +98,17 @@ void warnings(Out out, const Capture& c) {
   }
 }
 
-}  // namespace
+class TextRenderer final : public Renderer {
+ public:
+  std::string_view name() const override { return "text"; }
+  std::string_view description() const override {
+    return "the summary: wait groups, their top stacks, and warnings about the inputs";
+  }
+  std::string render(const Report& report, const RenderOptions& options) const override;
+};
 
-std::string render_text(const Report& r, const TextOptions& opt) {
-  const Summary& sum = r.summary;
+std::string TextRenderer::render(const Report& r, const RenderOptions& opt) const {
+  const Summary& sum = r.summary();
   std::string text;
   Out out(text);
   fmt::format_to(out, "hangscope report: {} input{}", r.capture.sources.size(),
@@ -125,4 +132,11 @@ std::string render_text(const Report& r, const TextOptions& opt) {
   return text;
 }
 
-}  // namespace hangscope
+}  // namespace
+
+const Renderer& text_renderer() {
+  static const TextRenderer r;
+  return r;
+}
+
+}  // namespace hangscope::render

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "hangscope/model.hpp"
 
@@ -79,13 +80,19 @@ class CaptureBuilder {
   uint32_t add_round(Round r);
   void add_sample(TaskSample s);
   void add_fact(WaitsOnFact f);
+  // Returns the id of an equal context, adding it when new.
+  uint32_t intern_context(const TaskContext& c);
   // Counts a line that no rule of the reader understood.
   void skip_line(const LineReader& in);
   uint64_t samples_added() const { return samples_added_; }
 
  private:
+  struct ContextHash {
+    size_t operator()(const TaskContext& c) const noexcept;
+  };
   Capture& capture_;
   uint16_t source_;
+  std::unordered_map<TaskContext, uint32_t, ContextHash> contexts_;
   uint64_t samples_added_ = 0;
 };
 

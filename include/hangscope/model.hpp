@@ -53,6 +53,17 @@ enum TaskFlags : uint8_t {
   kKernelThread = 1 << 0,
 };
 
+// What is known about a blocked task beyond its stack: from the sampler (wait channel,
+// the file and device of its system call, ...) or from a dump (the work a kworker ran).
+// Interned like everything else: the samples of a task in one situation share one.
+// Context 0 is the empty context.
+struct TaskContext {
+  StrId wchan = 0;      // wait channel, "" when unknown
+  StrId workqueue = 0;  // "writeback wb_workfn (flush-259:0)": what a kworker executes
+  StrId device = 0;     // block device the task waits on ("loop0", "sda1"), "" unknown
+  bool operator==(const TaskContext&) const = default;
+};
+
 // One blocked thread in one round (or one task of a dump).
 struct TaskSample {
   int64_t time_ns = -1;       // since the start of its source; -1 when unknown
@@ -66,6 +77,7 @@ struct TaskSample {
   uint16_t source = 0;        // index into Capture::sources
   uint32_t blocked_s = 0;     // known blocked time in seconds (hung_task), 0 unknown
   uint64_t weight = 1;        // samples, or the count / microseconds of a folded line
+  uint32_t context = 0;       // index into Capture::contexts
 };
 
 // An explicit statement by the kernel that one task waits for another, such as
@@ -84,6 +96,7 @@ struct Capture {
   std::vector<Round> rounds;
   std::vector<TaskSample> samples;
   std::vector<WaitsOnFact> facts;
+  std::vector<TaskContext> contexts{TaskContext{}};
   StackTable stacks;
 
   StringTable& strings() { return stacks.strings(); }

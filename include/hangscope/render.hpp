@@ -1,29 +1,39 @@
 // The render stage: every output reads the analyses' results (and the interned names
-// they refer to), never the inputs.
+// they refer to), never the inputs. One renderer per output format, each in its own
+// file under analyzer/render/, listed in analyzer/render/renderers.cpp.
 #pragma once
 
+#include <span>
 #include <string>
+#include <string_view>
 
-#include "hangscope/classify.hpp"
+#include "hangscope/analysis.hpp"
 #include "hangscope/model.hpp"
-#include "hangscope/summary.hpp"
 
 namespace hangscope {
 
 // What the analyses found, handed to every renderer.
 struct Report {
   const Capture& capture;  // for the names of frames and tasks, and the inputs' headers
-  const Classification& classification;
-  const Summary& summary;
+  const Analysis& analysis;
+  const Classification& classification() const { return analysis.classification; }
+  const Summary& summary() const { return analysis.summary; }
 };
 
-struct TextOptions {
-  size_t max_frames = 12;  // frames shown per top stack
+// Options shared by the renderers; each reads the ones that concern it.
+struct RenderOptions {
+  size_t max_frames = 12;  // text: frames shown per top stack
 };
 
-// render/text.cpp: the summary for a person at a terminal.
-std::string render_text(const Report& report, const TextOptions& options = {});
-// render/folded.cpp: FlameGraph's collapsed format, root first, ";" between frames.
-std::string render_folded(const Report& report);
+class Renderer {
+ public:
+  virtual ~Renderer() = default;
+  virtual std::string_view name() const = 0;         // the value of -f
+  virtual std::string_view description() const = 0;  // one line for --help
+  virtual std::string render(const Report& report, const RenderOptions& options) const = 0;
+};
+
+std::span<const Renderer* const> renderers();
+const Renderer* find_renderer(std::string_view name);
 
 }  // namespace hangscope

@@ -1,0 +1,12 @@
+#include "hangscope/analysis.hpp"
+
+namespace hangscope {
+
+Analysis analyze(const Capture& capture, const AnalysisOptions& options) {
+  Analysis a;
+  a.classification = classify(capture.stacks, options.rules ? *options.rules : builtin_rules());
+  a.summary = summarize(capture, a.classification, options.summary);
+  return a;
+}
+
+}  // namespace hangscope

@@ -1,0 +1,21 @@
+#include "renderers.hpp"
+
+#include <array>
+
+namespace hangscope {
+
+std::span<const Renderer* const> renderers() {
+  static const std::array<const Renderer*, 2> all = {
+      &render::text_renderer(),
+      &render::folded_renderer(),
+  };
+  return all;
+}
+
+const Renderer* find_renderer(std::string_view name) {
+  for (const Renderer* r : renderers())
+    if (r->name() == name) return r;
+  return nullptr;
+}
+
+}  // namespace hangscope

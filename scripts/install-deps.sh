@@ -1,0 +1,20 @@
+#!/bin/sh
+# Installs, as root on Debian 12, the packages hangscope needs to build, test and run.
+# Does nothing when they are all there already.
+set -eu
+PACKAGES="g++ cmake ninja-build pkg-config
+  libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev
+  e2fsprogs util-linux mount kmod"
+missing=""
+for p in $PACKAGES; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "install-deps.sh: missing packages:$missing (run as root to install them)" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq $missing
