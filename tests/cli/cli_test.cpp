@@ -15,7 +15,7 @@ const std::string kBin = HANGSCOPE_BIN;
 const std::string kFixtures = HANGSCOPE_FIXTURES;
 const std::string kSeed = kFixtures + "/proc-stack/lkml-6.12-overlayfs-jbd2.txt";
 const std::string kStorm = kFixtures + "/capture/storm-overlayfs-ext4.capture";
-const std::string kKilled = kFixtures + "/capture/storm-killed-mid-round.capture";
+const std::string kKilled = kFixtures + "/capture/storm-sigkill.capture";
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path);
