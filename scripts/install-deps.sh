@@ -4,6 +4,7 @@
 set -eu
 PACKAGES="g++ cmake ninja-build pkg-config
   libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev
+  fuse3 libfuse3-dev
   e2fsprogs util-linux mount kmod"
 missing=""
 for p in $PACKAGES; do
