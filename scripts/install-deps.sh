@@ -3,7 +3,8 @@
 # Does nothing when they are all there already.
 set -eu
 PACKAGES="g++ cmake ninja-build pkg-config
-  libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev
+  libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev zlib1g-dev libzstd-dev
+  clang libclang-rt-dev zstd gzip
   e2fsprogs util-linux mount kmod"
 missing=""
 for p in $PACKAGES; do
