@@ -140,6 +140,12 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
     }
     bool too_deep = false;
     size_t pos = 0;
+    StrId comm = 0;
+    if (delimited) {  // bcc: the root frame is the task's command
+      size_t semi = target.find(';');
+      comm = out.intern(target.substr(0, semi));
+      pos = semi + 1;
+    }
     while (pos <= target.size()) {
       size_t semi = target.find(';', pos);
       if (semi == std::string_view::npos) semi = target.size();
@@ -169,6 +175,7 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
     TaskSample s;
     s.stack = stacks.intern_stack(leaf_first);
     s.weight = count;
+    s.comm = comm;
     s.state = '?';
     out.add_sample(s);
     if (!waker.empty()) {
