@@ -100,15 +100,19 @@ bool parse_blocker(std::string_view t, BlockerLine& b) {
   return false;
 }
 
-// "      Not tainted 6.18.44-fc-v782 #1", "      Tainted: G           OE     5.15.0-91-generic #101-Ubuntu"
+// "Not tainted 6.18.44-fc-v782 #1", "Tainted: G           OE     5.15.0-91-generic #101-Ubuntu":
+// the release is the first word after the taint flags that starts with a digit.
 std::string_view release_of(std::string_view t) {
-  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
-  size_t last = t.rfind(' ');
-  if (last == std::string_view::npos) return {};
-  t = t.substr(0, last);
-  while (!t.empty() && t.back() == ' ') t.remove_suffix(1);
-  size_t prev = t.rfind(' ');
-  return prev == std::string_view::npos ? std::string_view{} : t.substr(prev + 1);
+  t = t.substr(t.starts_with("Not tainted ") ? 12 : 9);
+  while (!t.empty()) {
+    while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+    size_t sp = t.find(' ');
+    std::string_view word = t.substr(0, sp);
+    if (!word.empty() && word[0] >= '0' && word[0] <= '9' && word.find('.') != std::string_view::npos)
+      return word;
+    t.remove_prefix(word.size());
+  }
+  return {};
 }
 
 bool is_sysrq_line(std::string_view t, bool& blocked_only) {

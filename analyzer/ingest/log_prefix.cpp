@@ -153,6 +153,14 @@ LogLine strip_log_prefix(std::string_view s) {
     }
   }
   if (!s.empty() && s[0] == '[') {
+    // A continuation printed without a timestamp keeps its caller id: "[    C1] text".
+    if (size_t c = printk_caller(s, out.caller); c && !printk_time(s)) {
+      out.framing = LogFraming::printk;
+      s.remove_prefix(c);
+      if (!s.empty() && s[0] == ' ') s.remove_prefix(1);
+      out.text = s;
+      return out;
+    }
     if (size_t p = printk_time(s)) {
       out.framing = LogFraming::printk;
       s.remove_prefix(p);
