@@ -59,6 +59,11 @@ std::string_view strip_address_prefix(std::string_view line) {
 bool parse_kernel_frame(std::string_view text, FrameText& out) {
   text = trim(text);
   if (text.empty()) return false;
+  // arm64 (6.13+) ends a frame with where the unwinder found it: " (T)" task, " (P)" PC,
+  // " (L)" LR, " (C)" caller, " (U)" unknown.
+  if (text.size() > 4 && text.back() == ')' && text[text.size() - 3] == '(' &&
+      text[text.size() - 4] == ' ' && text[text.size() - 2] >= 'A' && text[text.size() - 2] <= 'Z')
+    text = trim(text.substr(0, text.size() - 4));
   std::string_view module;
   if (text.back() == ']') {
     size_t open = text.rfind(" [");

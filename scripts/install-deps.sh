@@ -2,10 +2,25 @@
 # Installs, as root on Debian 12, the packages hangscope needs to build, test and run.
 # Does nothing when they are all there already.
 set -eu
-PACKAGES="g++ cmake ninja-build pkg-config
-  libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev
-  fuse3 libfuse3-dev
-  e2fsprogs util-linux mount kmod"
+PACKAGES="
+  g++ cmake ninja-build pkg-config
+  libfmt-dev
+  libcli11-dev
+  libgtest-dev
+  libbenchmark-dev
+  zlib1g-dev
+  libzstd-dev
+  zstd
+  gzip
+  clang
+  libclang-rt-dev
+  fuse3
+  libfuse3-dev
+  e2fsprogs
+  util-linux
+  mount
+  kmod
+"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -19,6 +19,15 @@ bool has_prefix(std::string_view f, std::initializer_list<std::string_view> pref
   return false;
 }
 
+// Spinlock and rwlock slow paths (perf's on-CPU stacks): looked through, so that the
+// contention is named by the function that takes the lock.
+bool is_spin_primitive(std::string_view f) {
+  return in_list(f, {"native_queued_spin_lock_slowpath", "queued_spin_lock_slowpath",
+                     "__pv_queued_spin_lock_slowpath", "do_raw_spin_lock",
+                     "queued_read_lock_slowpath", "queued_write_lock_slowpath"}) ||
+         has_prefix(f, {"_raw_spin_lock", "_raw_read_lock", "_raw_write_lock"});
+}
+
 }  // namespace
 
 bool is_scheduler_frame(std::string_view f) {
@@ -43,7 +52,8 @@ bool is_lock_primitive(std::string_view f) {
       "percpu_rwsem_wait", "__percpu_down_read", "percpu_down_write", "__wait_for_common",
       "do_wait_for_common"}) ||
          has_prefix(f, {"rwsem_down_", "call_rwsem_down_", "__rwsem_down_", "__down",
-                        "rt_mutex_", "__rt_mutex_", "rwbase_", "wait_for_completion"});
+                        "rt_mutex_", "__rt_mutex_", "rwbase_", "wait_for_completion"}) ||
+         is_spin_primitive(f);
 }
 
 bool is_entry_frame(std::string_view f) {

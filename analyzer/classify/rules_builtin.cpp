@@ -81,6 +81,15 @@ RuleSet build() {
        {}, false, true},
       {"io", "I/O wait", "block", "I/O completion", {"io_schedule", "io_schedule_timeout"}, {},
        false, true},
+      // On-CPU contention (perf): spinning on a spinlock or rwlock, named by its taker.
+      {"spinlock", "spinlock", "locking", "a spinlock (spinning on CPU)",
+       {"native_queued_spin_lock_slowpath", "queued_spin_lock_slowpath",
+        "__pv_queued_spin_lock_slowpath", "_raw_spin_lock*", "do_raw_spin_lock"},
+       {}, false, true},
+      {"rwlock", "rwlock", "locking", "an rwlock (spinning on CPU)",
+       {"queued_read_lock_slowpath", "queued_write_lock_slowpath", "_raw_read_lock*",
+        "_raw_write_lock*"},
+       {}, false, true},
   };
   RuleSet set;
   for (const RuleSpec& s : specs) {

@@ -12,9 +12,12 @@ constexpr size_t kHeadBytes = 64 * 1024;
 }
 
 std::span<const Reader* const> readers() {
-  static const std::array<const Reader*, 2> all = {
-      &ingest::capture_reader(),
-      &ingest::proc_stack_reader(),
+  // Most specific first: a kernel log with old "[<address>]" frames must be claimed by
+  // the kernel-log reader before the /proc stack reader sees those frames.
+  static const std::array<const Reader*, 7> all = {
+      &ingest::capture_reader(),     &ingest::kernel_log_reader(), &ingest::crash_reader(),
+      &ingest::perf_script_reader(), &ingest::proc_stack_reader(), &ingest::folded_reader(),
+      &ingest::folded_us_reader(),
   };
   return all;
 }
@@ -31,7 +34,7 @@ void read_input(const std::string& path, std::string_view format, Capture& captu
 
 void read_input(std::unique_ptr<ByteSource> src, const std::string& path, std::string_view format,
                 Capture& capture) {
-  LineReader in(std::move(src), path);
+  LineReader in(decompressing(std::move(src), path), path);
   const Reader* reader = nullptr;
   if (!format.empty()) {
     reader = find_reader(format);

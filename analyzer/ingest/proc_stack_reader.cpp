@@ -1,7 +1,10 @@
 // Reader of /proc/<pid>/stack text as people paste it: runs of "[<0>] func+0x1/0x2 [mod]"
 // lines (or the old "[<ffffffff81234567>] ..." form ending in a 0xffffffffffffffff
 // sentinel), one run per task, separated by blank lines or by header lines such as
-// "== 1234 comm", "--- /proc/1234/stack", "/proc/1234/task/1235/stack:" or a bare pid.
+// "== 1234 comm", "--- /proc/1234/stack", "/proc/1234/task/1235/stack:", "==> /proc/1/stack <=="
+// (head), "== /proc/1234" (a `for p in /proc/*; do echo == $p; cat $p/stack; done` loop)
+// or a bare pid. `grep . /proc/*/stack` output, where every frame line starts with
+// "/proc/1234/stack:", is read as one task per path.
 #include <charconv>
 #include <vector>
 
@@ -38,27 +41,43 @@ struct TaskHeader {
   std::string comm;
 };
 
+// "/proc/1234", "/proc/1234/stack", "/proc/1234/task/1235/stack": the pid and tid, and
+// the length of the path (0 when `s` does not start with one).
+size_t proc_path(std::string_view s, TaskHeader& h) {
+  if (!s.starts_with("/proc/")) return 0;
+  std::string_view rest = s.substr(6);
+  size_t n = leading_number(rest, h.pid);
+  if (n == 0 || h.pid <= 0) return 0;
+  rest.remove_prefix(n);
+  h.tid = h.pid;
+  if (rest.starts_with("/task/")) {
+    rest.remove_prefix(6);
+    size_t m = leading_number(rest, h.tid);
+    if (m == 0 || h.tid <= 0) return 0;
+    rest.remove_prefix(m);
+  }
+  if (rest.starts_with("/stack")) rest.remove_prefix(6);
+  return s.size() - rest.size();
+}
+
 // Recognises the header lines people put before each stack. Returns false for prose.
 bool parse_header(std::string_view line, TaskHeader& h) {
   std::string_view s = trim(line);
-  if (size_t at = s.find("/proc/"); at != std::string_view::npos) {
-    std::string_view rest = s.substr(at + 6);
-    size_t n = leading_number(rest, h.pid);
-    if (n == 0) return false;
-    rest.remove_prefix(n);
-    h.tid = h.pid;
-    if (rest.starts_with("/task/")) {
-      rest.remove_prefix(6);
-      size_t m = leading_number(rest, h.tid);
-      if (m == 0) return false;
-      rest.remove_prefix(m);
-    }
-    return rest.starts_with("/stack");
+  // "==> /proc/1/stack <==" (head), "== /proc/1", "--- /proc/1/task/2/stack", "/proc/1:"
+  while (!s.empty() && (s.front() == '=' || s.front() == '-' || s.front() == '>' ||
+                        s.front() == '#' || s.front() == ' '))
+    s.remove_prefix(1);
+  while (!s.empty() && (s.back() == '=' || s.back() == '<' || s.back() == ' ' || s.back() == ':'))
+    s.remove_suffix(1);
+  if (size_t n = proc_path(s, h)) {
+    std::string_view comm = trim(s.substr(n));
+    if (comm.size() >= 2 && comm.front() == '(' && comm.back() == ')')
+      comm = comm.substr(1, comm.size() - 2);
+    if (comm.size() > 16 || (n < s.size() && s[n] != ' ')) return false;
+    h.comm = std::string(comm);
+    return true;
   }
   // "== 1234 comm", "--- 1234 comm", "1234", "1234 comm", "# 1234 (comm)"
-  while (!s.empty() && (s.front() == '=' || s.front() == '-' || s.front() == '#' || s.front() == ' '))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == '=' || s.back() == '-' || s.back() == ' ')) s.remove_suffix(1);
   size_t n = leading_number(s, h.pid);
   if (n == 0 || h.pid <= 0 || (n < s.size() && s[n] != ' ')) return false;
   h.tid = h.pid;
@@ -68,6 +87,22 @@ bool parse_header(std::string_view line, TaskHeader& h) {
   if (comm.find(' ') != std::string_view::npos && comm.size() > 16) return false;  // prose
   h.comm = std::string(comm);
   return true;
+}
+
+// "/proc/1234/stack:[<0>] func+0x1/0x2" (grep . /proc/*/stack): the path and the frame.
+bool split_grep_prefix(std::string_view line, TaskHeader& h, std::string_view& frame) {
+  size_t n = proc_path(line, h);
+  if (n == 0 || n >= line.size() || line[n] != ':') return false;
+  frame = line.substr(n + 1);
+  return frame.starts_with("[<");
+}
+
+// Kernel-log traces also hold "[<address>]" frames (before 4.15): "? " frames and a
+// "Call Trace:" line are theirs, never /proc/<pid>/stack's.
+bool is_kernel_log_trace(std::string_view line) {
+  std::string_view t = trim(line);
+  return t == "Call Trace:" || t.starts_with("? [<") ||
+         (t.starts_with("[<") && t.find(">] ? ") != std::string_view::npos);
 }
 
 class ProcStackReader final : public Reader {
@@ -83,7 +118,11 @@ class ProcStackReader final : public Reader {
       size_t nl = head.find('\n', pos);
       if (nl == std::string_view::npos) break;  // ignore a cut last line
       FrameText ft;
-      if (is_frame_line(head.substr(pos, nl - pos), ft) && ++frames >= 2) return Applicability::yes;
+      TaskHeader h;
+      std::string_view l = head.substr(pos, nl - pos), grep_frame;
+      if (is_kernel_log_trace(l)) return Applicability::no;
+      if (split_grep_prefix(l, h, grep_frame)) l = grep_frame;
+      if (is_frame_line(l, ft) && ++frames >= 2) return Applicability::yes;
       pos = nl + 1;
     }
     return frames > 0 ? Applicability::maybe : Applicability::no;
@@ -107,6 +146,15 @@ class ProcStackReader final : public Reader {
     std::string_view line;
     while (in.next(line)) {
       FrameText ft;
+      TaskHeader grep_header;
+      std::string_view grep_frame;
+      if (split_grep_prefix(line, grep_header, grep_frame)) {
+        if (grep_header.tid != header.tid || grep_header.pid != header.pid) {
+          finish_task();
+          header = grep_header;
+        }
+        line = grep_frame;
+      }
       if (is_frame_line(line, ft)) {
         frames.push_back(stacks.intern_frame(ft.function, ft.module));
       } else if (is_sentinel(line)) {

@@ -23,6 +23,8 @@ void sources(Out out, const Capture& c) {
     if (!s.host.empty()) fmt::format_to(out, " from {}", s.host);
     if (!s.kernel.empty()) fmt::format_to(out, ", kernel {}", s.kernel);
     if (s.timed) fmt::format_to(out, ", interval {:g} ms", s.interval_s * 1e3);
+    if (s.weight_unit != "samples" || s.format.starts_with("folded"))
+      fmt::format_to(out, ", counts in {}", s.weight_unit);
     out = '\n';
   }
 }
@@ -69,8 +71,9 @@ void top_stacks(Out out, const Report& r, const RenderOptions& opt) {
       auto frames = st.stack(s.stack);
       for (size_t i = 0; i < frames.size() && i < opt.max_frames; ++i) {
         std::string_view mod = st.module(frames[i]);
-        fmt::format_to(out, "      {}{}{}{}\n", st.function(frames[i]), mod.empty() ? "" : " [",
-                       mod, mod.empty() ? "" : "]");
+        const bool unreliable = st.frame(frames[i]).flags & kUnreliable;  // the kernel's "? "
+        fmt::format_to(out, "      {}{}{}{}{}\n", unreliable ? "? " : "", st.function(frames[i]),
+                       mod.empty() ? "" : " [", mod, mod.empty() ? "" : "]");
       }
       if (frames.size() > opt.max_frames)
         fmt::format_to(out, "      ... {} more\n", frames.size() - opt.max_frames);

@@ -12,7 +12,8 @@ struct FrameText {
   std::string_view module;    // "" for vmlinux
 };
 
-// Parses "sym+0xoff/0xlen [mod]" (offset and module optional). Returns false when
+// Parses "sym+0xoff/0xlen [mod]" (offset and module optional; an arm64 " (T)" unwind
+// source suffix is dropped). Returns false when
 // the text does not look like a frame (empty, or a raw address sentinel).
 bool parse_kernel_frame(std::string_view text, FrameText& out);
 

@@ -33,6 +33,9 @@ class ByteSource {
 std::unique_ptr<ByteSource> open_input(const std::string& path);
 // Reads from an open descriptor, which stays open; `name` is used in messages.
 std::unique_ptr<ByteSource> fd_input(int fd, std::string name);
+// Decompresses a gzip or zstd stream, recognised by its magic bytes; any other input
+// is passed through unchanged. read_input() applies it to every input.
+std::unique_ptr<ByteSource> decompressing(std::unique_ptr<ByteSource> src, const std::string& name);
 
 // Splits a ByteSource into lines without copying them (a line is valid until the
 // next call), counting line numbers for error messages.

@@ -64,7 +64,9 @@ TEST(Cli, UnknownFormatIsOneLineAndExitOne) {
   std::ofstream(path) << "nothing here\nthat looks like a stack\n";
   RunResult r = run({kBin, "report", path});
   EXPECT_EQ(r.status, 1);
-  EXPECT_EQ(r.err, "hangscope: " + path + ": not in any format hangscope reads (capture, proc-stack)\n");
+  EXPECT_EQ(r.err, "hangscope: " + path +
+                       ": not in any format hangscope reads (capture, kernel-log, crash, "
+                       "perf-script, proc-stack, folded, folded-us)\n");
   RunResult dir = run({kBin, "report", tmp.file("")});
   EXPECT_EQ(dir.status, 1);
   EXPECT_EQ(count_lines(dir.err), 1u) << dir.err;

@@ -1,0 +1,365 @@
+// Reader of kernel logs: hung_task reports ("INFO: task comm:pid blocked for more than N
+// seconds." + task header + call trace), sysrq-w / sysrq-t dumps, and the 6.15+ lines
+// naming the likely owner of the lock a hung task waits for, in every framing that log
+// tools add (log_prefix.hpp) and every task header layout from 4.x to 6.x
+// (task_header.hpp). Lines of other kernel messages are skipped and counted.
+//
+// A log holds one snapshot of each task, often repeated (hung_task reports a task at
+// every check until it wakes up): the reports of one task are merged into one sample
+// that keeps the longest blocked time.
+#include <charconv>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <vector>
+
+#include "kernel_trace.hpp"
+#include "log_prefix.hpp"
+#include "readers.hpp"
+#include "task_header.hpp"
+
+namespace hangscope::ingest {
+
+namespace {
+
+// Kernel traces are at most a few dozen frames; anything longer is not one trace.
+constexpr size_t kMaxFrames = 512;
+
+std::string_view trim_left(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+template <typename T>
+bool whole_number(std::string_view s, T& out) {
+  if (s.empty()) return false;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+// "comm:pid" (comm may hold colons: the pid follows the last one).
+bool comm_pid(std::string_view s, std::string_view& comm, int32_t& pid) {
+  size_t colon = s.rfind(':');
+  if (colon == std::string_view::npos || colon == 0) return false;
+  comm = s.substr(0, colon);
+  return whole_number(s.substr(colon + 1), pid) && pid >= 0;
+}
+
+// Drops a trailing " <reader>" / " <writer>" role and a final '.'.
+std::string_view without_role(std::string_view s) {
+  if (s.ends_with('.')) s.remove_suffix(1);
+  if (s.ends_with('>')) {
+    size_t open = s.rfind(" <");
+    if (open != std::string_view::npos) s = s.substr(0, open);
+  }
+  return s;
+}
+
+struct HungLine {
+  std::string_view comm;
+  int32_t pid = 0;
+  uint32_t seconds = 0;
+};
+
+// "INFO: task comm:pid blocked for more than N seconds."
+bool parse_hung(std::string_view t, HungLine& h) {
+  constexpr std::string_view kMid = " blocked for more than ";
+  size_t mid = t.find(kMid);
+  if (mid == std::string_view::npos || !t.ends_with(" seconds.")) return false;
+  if (!comm_pid(t.substr(11, mid - 11), h.comm, h.pid)) return false;
+  std::string_view secs = t.substr(mid + kMid.size());
+  secs.remove_suffix(9);
+  uint64_t s = 0;
+  if (!whole_number(secs, s)) return false;
+  h.seconds = s > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(s);
+  return true;
+}
+
+struct BlockerLine {
+  std::string_view waiter_comm, holder_comm, kind;
+  int32_t waiter = 0, holder = 0;
+};
+
+// The 6.15+ lines of CONFIG_DETECT_HUNG_TASK_BLOCKER (kernel/hung_task.c).
+bool parse_blocker(std::string_view t, BlockerLine& b) {
+  static constexpr struct {
+    std::string_view mid, kind;
+  } kForms[] = {
+      {" is blocked on a mutex likely owned by task ", "mutex"},
+      {" blocked on a semaphore likely last held by task ", "semaphore"},
+      {" blocked on an rw-semaphore likely owned by task ", "rwsem"},
+  };
+  for (const auto& f : kForms) {
+    size_t mid = t.find(f.mid);
+    if (mid == std::string_view::npos) continue;
+    b.kind = f.kind;
+    return comm_pid(without_role(t.substr(11, mid - 11)), b.waiter_comm, b.waiter) &&
+           comm_pid(without_role(t.substr(mid + f.mid.size())), b.holder_comm, b.holder);
+  }
+  return false;
+}
+
+// "Not tainted 6.18.44-fc-v782 #1", "Tainted: G           OE     5.15.0-91-generic #101-Ubuntu":
+// the release is the first word after the taint flags that starts with a digit.
+std::string_view release_of(std::string_view t) {
+  t = t.substr(t.starts_with("Not tainted ") ? 12 : 9);
+  while (!t.empty()) {
+    while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
+    size_t sp = t.find(' ');
+    std::string_view word = t.substr(0, sp);
+    if (!word.empty() && word[0] >= '0' && word[0] <= '9' && word.find('.') != std::string_view::npos)
+      return word;
+    t.remove_prefix(word.size());
+  }
+  return {};
+}
+
+bool is_sysrq_line(std::string_view t, bool& blocked_only) {
+  // "sysrq: Show Blocked State", "SysRq : Show Blocked State", "sysrq: SysRq : Show State"
+  if (!t.starts_with("sysrq: ") && !t.starts_with("SysRq : ")) return false;
+  if (t.ends_with("Show Blocked State")) {
+    blocked_only = false;  // the kernel already chose the tasks
+    return true;
+  }
+  if (t.ends_with("Show State")) {
+    blocked_only = true;  // sysrq-t: every task; keep the blocked ones
+    return true;
+  }
+  return false;
+}
+
+class KernelLogParser {
+ public:
+  KernelLogParser(LineReader& in, CaptureBuilder& out) : in_(in), out_(out) {}
+
+  void run() {
+    std::string_view raw;
+    while (in_.next(raw)) line(raw);
+    finish();
+    for (const TaskSample& s : tasks_) out_.add_sample(s);
+  }
+
+ private:
+  struct Block {
+    bool active = false;
+    bool header = false;    // a task header was seen
+    bool in_trace = false;  // after "Call Trace:"
+    bool ignored = false;   // sysrq-t task that is not blocked
+    std::string comm;
+    std::string caller;     // printk caller id of the block's lines, when printed
+    int32_t tid = 0, tgid = 0, ppid = -1;
+    char state = 'D';
+    uint32_t blocked_s = 0;
+    uint32_t context = 0;
+    std::vector<FrameId> frames;
+  };
+
+  void line(std::string_view raw) {
+    LogLine l = strip_log_prefix(raw);
+    if (l.framing == LogFraming::kmsg) kmsg_ = true;
+    if (l.continuation && kmsg_) return;  // /dev/kmsg dictionary: part of the record
+    if (l.foreign) return out_.skip_line(in_);
+    std::string_view text = l.text;
+    std::string_view t = trim_left(text);
+    if (t.empty()) {
+      finish();
+      return;
+    }
+    // Lines of another CPU's message in the middle of a trace (CONFIG_PRINTK_CALLER).
+    const bool other_caller = block_.active && !l.caller.empty() && !block_.caller.empty() &&
+                              l.caller != block_.caller;
+
+    if (t.starts_with("INFO: task ")) return info(t, l.caller);
+    bool blocked_only = false;
+    if (is_sysrq_line(t, blocked_only)) {
+      finish();
+      show_state_ = blocked_only;
+      return;
+    }
+    TaskHeader h;
+    if (parse_task_header(text, h)) return header(h, l.caller);
+    if (t.starts_with("task ") && t.find("PC stack") != std::string_view::npos) return;  // 4.x
+    if (!block_.active || other_caller) return out_.skip_line(in_);
+
+    if (t.starts_with("Not tainted ") || t.starts_with("Tainted: ")) {
+      if (out_.info().kernel.empty()) out_.info().kernel = std::string(release_of(t));
+      return;
+    }
+    if (t.starts_with("\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\"") ||
+        t == "Blocked by coredump." || t.starts_with("Stopper: ") || t.starts_with("Sched_ext: "))
+      return;
+    if (t.starts_with("Workqueue: ")) {
+      TaskContext c;
+      c.workqueue = out_.intern(t.substr(11));
+      block_.context = out_.intern_context(c);
+      return;
+    }
+    if (t == "Call Trace:" || t == "Call trace:" || t == "Backtrace:") {
+      block_.in_trace = true;
+      return;
+    }
+    if (is_stack_marker(t)) {
+      if (t.starts_with("</TASK")) finish();
+      return;
+    }
+    if (is_register_or_stack_words(t)) return;
+    TraceFrame f;
+    if ((block_.in_trace || block_.header) && parse_trace_frame(t, f)) {
+      block_.in_trace = true;
+      if (block_.frames.size() >= kMaxFrames) return out_.skip_line(in_);
+      block_.frames.push_back(out_.stacks().intern_frame(
+          f.text.function, f.text.module, FrameKind::kernel, f.unreliable ? kUnreliable : 0));
+      return;
+    }
+    if (t.starts_with("Future hung task reports are suppressed")) return finish();
+    // Anything else ends a trace (the kernel prints nothing else inside one).
+    if (block_.in_trace) finish();
+    out_.skip_line(in_);
+  }
+
+  void info(std::string_view t, std::string_view caller) {
+    HungLine h;
+    if (parse_hung(t, h)) {
+      finish();
+      start(caller);
+      block_.comm = std::string(h.comm);
+      block_.tid = h.pid;
+      block_.blocked_s = h.seconds;
+      return;
+    }
+    BlockerLine b;
+    if (parse_blocker(t, b)) {
+      finish();
+      auto key = std::make_tuple(b.waiter, std::string(b.waiter_comm), b.holder,
+                                 std::string(b.holder_comm), b.kind);
+      if (facts_.insert(key).second) {
+        WaitsOnFact f;
+        f.waiter_tid = b.waiter;
+        f.waiter_comm = out_.intern(b.waiter_comm);
+        f.holder_tid = b.holder;
+        f.holder_comm = out_.intern(b.holder_comm);
+        f.kind = out_.intern(b.kind);
+        out_.add_fact(f);
+      }
+      return;
+    }
+    if (t.ends_with(", but the owner is not found.") ||
+        t.ends_with(", but the last holder is not found.")) {
+      finish();
+      return;
+    }
+    if (block_.in_trace) finish();
+    out_.skip_line(in_);
+  }
+
+  void header(const TaskHeader& h, std::string_view caller) {
+    // The header that follows "INFO: task ..." belongs to that report.
+    const bool same = block_.active && !block_.header && block_.frames.empty() &&
+                      block_.tid == static_cast<int32_t>(h.pid);
+    if (!same) {
+      finish();
+      start(caller);
+    }
+    block_.header = true;
+    block_.comm = std::string(h.comm);
+    block_.tid = h.pid;
+    block_.tgid = h.tgid;
+    block_.ppid = h.ppid;
+    block_.state = h.state;
+    block_.ignored = show_state_ && h.state != 'D';
+  }
+
+  void start(std::string_view caller) {
+    block_ = Block{};
+    block_.active = true;
+    block_.caller = std::string(caller);
+  }
+
+  // Records the open block, merged with earlier reports of the same task.
+  void finish() {
+    if (!block_.active) return;
+    Block b = std::move(block_);
+    block_ = Block{};
+    if (b.ignored || (b.frames.empty() && b.blocked_s == 0)) return;
+    TaskSample s;
+    s.stack = out_.stacks().intern_stack(b.frames);
+    s.pid = b.tgid;
+    s.tid = b.tid;
+    s.comm = out_.intern(b.comm);
+    s.state = b.state;
+    s.blocked_s = b.blocked_s;
+    s.context = b.context;
+    if (b.ppid == 2 || b.tid == 2) s.flags |= kKernelThread;
+    if (s.tid != 0) {
+      auto [it, inserted] = by_tid_.try_emplace(s.tid, tasks_.size());
+      if (!inserted && tasks_[it->second].comm == s.comm) {
+        TaskSample& old = tasks_[it->second];
+        if (s.stack != 0 && (s.blocked_s >= old.blocked_s || old.stack == 0)) {
+          s.blocked_s = std::max(s.blocked_s, old.blocked_s);
+          if (s.pid == 0) s.pid = old.pid;
+          old = s;
+        } else {
+          old.blocked_s = std::max(s.blocked_s, old.blocked_s);
+        }
+        return;
+      }
+      if (!inserted) it->second = tasks_.size();  // a new task that reuses the pid
+    }
+    tasks_.push_back(s);
+  }
+
+  LineReader& in_;
+  CaptureBuilder& out_;
+  Block block_;
+  bool kmsg_ = false;
+  bool show_state_ = false;
+  std::vector<TaskSample> tasks_;
+  std::unordered_map<int32_t, size_t> by_tid_;
+  std::set<std::tuple<int32_t, std::string, int32_t, std::string, std::string_view>> facts_;
+};
+
+class KernelLogReader final : public Reader {
+ public:
+  std::string_view name() const override { return "kernel-log"; }
+  std::string_view description() const override {
+    return "hung_task reports and sysrq-w dumps (dmesg, /dev/kmsg, journalctl, syslog)";
+  }
+  Applicability recognizes(std::string_view head) const override {
+    size_t lines = 0, framed = 0, pos = 0;
+    bool trace = false, header = false;
+    while (pos < head.size()) {
+      size_t nl = head.find('\n', pos);
+      if (nl == std::string_view::npos) break;  // a cut last line
+      LogLine l = strip_log_prefix(head.substr(pos, nl - pos));
+      pos = nl + 1;
+      ++lines;
+      if (l.framing != LogFraming::none && !l.foreign) ++framed;
+      std::string_view t = trim_left(l.text);
+      bool blocked_only = false;
+      HungLine h;
+      BlockerLine b;
+      if (t.starts_with("INFO: task ") && (parse_hung(t, h) || parse_blocker(t, b)))
+        return Applicability::yes;
+      if (is_sysrq_line(t, blocked_only)) return Applicability::yes;
+      TaskHeader th;
+      if (parse_task_header(l.text, th)) header = true;
+      if (t == "Call Trace:" || t == "Call trace:") trace = true;
+      if (header && trace) return Applicability::yes;
+    }
+    if (trace || (lines > 0 && framed * 2 > lines)) return Applicability::maybe;
+    return Applicability::no;
+  }
+  void read(LineReader& in, CaptureBuilder& out) const override {
+    KernelLogParser(in, out).run();
+  }
+};
+
+}  // namespace
+
+const Reader& kernel_log_reader() {
+  static const KernelLogReader reader;
+  return reader;
+}
+
+}  // namespace hangscope::ingest

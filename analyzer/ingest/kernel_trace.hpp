@@ -1,0 +1,30 @@
+// The lines of a kernel call trace as dmesg shows them (show_trace_log_lvl() and friends):
+// frames with their "? " and "[<address>]" variants, stack markers, and the register
+// dumps and raw stack words that sit between frames and carry no frame.
+#pragma once
+
+#include <string_view>
+
+#include "hangscope/frame_text.hpp"
+
+namespace hangscope::ingest {
+
+struct TraceFrame {
+  FrameText text;
+  bool unreliable = false;  // printed with "? ": a stale return address the unwinder saw
+};
+
+// " __schedule+0x3dc/0xf60", " ? __pfx_foo+0x10/0x10", " [<ffffffff8176a3bd>] ? x+0x1/0x2",
+// " __switch_to+0xf8/0x168 (T)" (arm64), " foo+0x1/0x2 [mod <build id>]". A frame needs a
+// "+0x" offset (or an "[<address>]" prefix), so prose never passes for one.
+bool parse_trace_frame(std::string_view text, TraceFrame& out);
+
+// " <TASK>", " </TASK>", " <IRQ>", " <EOI>", " <NMI>", ...
+bool is_stack_marker(std::string_view text);
+
+// Register dumps and code bytes inside a trace: "RIP: 0033:0x7f..", "RSP: 002b:..",
+// "RAX: ...", "R13: ...", "Code: ...", "CR2: ...", "CS:  0010 ..." and the raw stack words
+// of 4.x kernels ("ffff9a3c7a1f4c00 0000000000000000 ...").
+bool is_register_or_stack_words(std::string_view text);
+
+}  // namespace hangscope::ingest

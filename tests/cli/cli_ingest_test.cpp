@@ -1,0 +1,64 @@
+// The command line on the dumps people already have: kernel logs, crash, perf, folded.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "support/run.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace hangscope::testing;
+
+namespace {
+const std::string kBin = HANGSCOPE_BIN;
+const std::string kFixtures = HANGSCOPE_FIXTURES;
+}  // namespace
+
+TEST(CliIngest, FiveFormatsAtOnce) {
+  RunResult r = run({kBin, "report", kFixtures + "/kernel-log/hung-task-6.18-frozen-storm.kmsg.log",
+                     kFixtures + "/crash/crash-7.3-foreach-UN-bt.written.txt",
+                     kFixtures + "/perf/storm-6.18-perf-6.1-sched-switch.txt.zst",
+                     kFixtures + "/proc-stack/lkml-6.12-overlayfs-jbd2.txt",
+                     kFixtures + "/capture/storm-overlayfs-ext4.capture"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("hangscope report: 5 inputs"), std::string::npos) << r.out;
+  for (const char* f : {": kernel-log, kernel 6.18.44", ": crash", ": perf-script", ": proc-stack"})
+    EXPECT_NE(r.out.find(f), std::string::npos) << f;
+  EXPECT_NE(r.out.find("jbd2:force-commit"), std::string::npos) << r.out;
+}
+
+TEST(CliIngest, FoldedReportStatesItsUnit) {
+  RunResult r = run({kBin, "report", kFixtures + "/folded/bcc-0.26-offcputime-f-d.written.folded"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("folded, counts in us"), std::string::npos) << r.out;
+  RunResult s = run({kBin, "report", kFixtures + "/folded/storm-6.18-hangscope.folded"});
+  EXPECT_NE(s.out.find("folded, counts in samples"), std::string::npos) << s.out;
+}
+
+TEST(CliIngest, SkippedLinesAreReportedWithTheFirstFileAndLine) {
+  const std::string f = kFixtures + "/kernel-log/hung-task-5.10-journal-short.written.log";
+  RunResult r = run({kBin, "report", f});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("skipped 2 lines not understood (first at " + f + ":1)"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(CliIngest, NothingRecognisableIsOneLineAndExitOne) {
+  TempDir dir;
+  std::string path = dir.file("junk.log");
+  std::ofstream(path) << "[ 1.000000] just a boot message\n[ 2.000000] another one\n";
+  RunResult r = run({kBin, "report", path});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(path + ":1"), std::string::npos) << r.err;
+}
+
+TEST(CliIngest, InputFormatListsEveryReader) {
+  RunResult r = run({kBin, "report", "--help"});
+  for (const char* name : {"kernel-log", "crash", "perf-script", "folded", "folded-us"})
+    EXPECT_NE(r.out.find(name), std::string::npos) << name;
+  RunResult f = run({kBin, "report", "--input-format", "folded-us", "-f", "folded",
+                     kFixtures + "/folded/storm-6.18-hangscope.folded"});
+  ASSERT_EQ(f.status, 0) << f.err;
+  EXPECT_NE(f.out.find("__x64_sys_rename;do_renameat2 "), std::string::npos) << f.out;
+}

@@ -1,0 +1,244 @@
+// The crash, perf script and folded readers, /proc stack headers, compressed input and
+// format detection.
+#include <gtest/gtest.h>
+
+#include <zlib.h>
+#include <zstd.h>
+
+#include "hangscope/classify.hpp"
+#include "support/capture_text.hpp"
+
+using namespace hangscope;
+using hangscope::testing::read_text;
+
+namespace {
+
+std::vector<std::string> names(const Capture& c, StackId s) {
+  std::vector<std::string> out;
+  for (FrameId f : c.stacks.stack(s)) out.emplace_back(c.stacks.function(f));
+  return out;
+}
+
+Capture read(const std::string& rel, std::string_view format = "") {
+  Capture c;
+  read_input(HANGSCOPE_FIXTURES "/" + rel, format, c);
+  return c;
+}
+
+const TaskSample* by_tid(const Capture& c, int32_t tid) {
+  for (const TaskSample& s : c.samples)
+    if (s.tid == tid) return &s;
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(CrashReader, Crash7ForeachUnBtWithPsM) {
+  Capture c = read("crash/crash-7.3-foreach-UN-bt.written.txt");
+  EXPECT_EQ(c.sources[0].format, "crash");
+  ASSERT_EQ(c.samples.size(), 3u);
+  const TaskSample* jbd2 = by_tid(c, 190);
+  ASSERT_NE(jbd2, nullptr);
+  EXPECT_EQ(c.strings().get(jbd2->comm), "jbd2/sda1-8");
+  EXPECT_EQ(jbd2->state, 'D');
+  EXPECT_EQ(jbd2->blocked_s, 247u);  // ps -m: 0 00:04:07.512
+  auto frames = c.stacks.stack(jbd2->stack);
+  ASSERT_EQ(frames.size(), 10u);
+  EXPECT_EQ(c.stacks.function(frames[6]), "jbd2_journal_commit_transaction");
+  EXPECT_EQ(c.stacks.module(frames[6]), "jbd2");
+  EXPECT_EQ(names(c, by_tid(c, 2210)->stack).size(), 16u);  // frames #10 and up
+  EXPECT_EQ(c.sources[0].skipped_lines, 0u);  // register dumps are part of bt
+}
+
+TEST(CrashReader, Crash8WideHeadersBtAExceptionFrames) {
+  Capture c = read("crash/crash-8.0-bt-a-ps-m.written.txt");
+  ASSERT_EQ(c.samples.size(), 4u);
+  const TaskSample* idle = by_tid(c, 0);
+  ASSERT_NE(idle, nullptr);
+  EXPECT_EQ(names(c, idle->stack).size(), 10u);  // across the NMI exception frame
+  EXPECT_EQ(by_tid(c, 28463)->state, 'D');       // from "foreach UN bt"
+  EXPECT_EQ(by_tid(c, 28463)->blocked_s, 12u);
+  EXPECT_EQ(by_tid(c, 28469)->state, 'R');  // ps -m says it runs: no blocked time
+  EXPECT_EQ(by_tid(c, 28469)->blocked_s, 0u);
+  EXPECT_EQ(names(c, by_tid(c, 28463)->stack)[3], "__mutex_lock");
+}
+
+TEST(PerfScriptReader, RealOnCpuSamplesWithSpinlockContention) {
+  Capture c = read("perf/storm-6.18-perf-6.1-cpu-clock.txt.zst");
+  EXPECT_EQ(c.sources[0].format, "perf-script");
+  EXPECT_EQ(c.sources[0].weight_unit, "samples");
+  EXPECT_GT(c.samples.size(), 1000u);
+  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  size_t spin = 0, user = 0;
+  for (const TaskSample& s : c.samples) {
+    auto f = c.stacks.stack(s.stack);
+    if (!f.empty() && c.stacks.function(f[0]) == "native_queued_spin_lock_slowpath") ++spin;
+    for (FrameId id : f) user += c.stacks.frame(id).kind == FrameKind::user;
+  }
+  EXPECT_GT(spin, 0u);
+  EXPECT_GT(user, 0u);
+}
+
+TEST(PerfScriptReader, SchedSwitchKeepsTheSwitchesOutInDState) {
+  Capture c = read("perf/storm-6.18-perf-6.1-sched-switch.txt.zst");
+  EXPECT_GT(c.samples.size(), 1000u);
+  for (const TaskSample& s : c.samples) ASSERT_EQ(s.state, 'D');
+  EXPECT_GT(std::stoul(c.sources[0].header.at("perf.switches_not_blocked")), 0u);
+}
+
+TEST(PerfScriptReader, OffCpuSamplesAreWeightedInMicroseconds) {
+  Capture c = read("perf/storm-6.6-perf-6.6-off-cpu.written.txt");
+  EXPECT_EQ(c.sources[0].weight_unit, "us");
+  ASSERT_EQ(c.samples.size(), 3u);
+  EXPECT_EQ(c.samples[0].weight, 2871244u);
+  EXPECT_EQ(c.samples[0].tid, 28469);
+  EXPECT_EQ(c.stacks.frame(c.stacks.stack(c.samples[0].stack)[0]).kind, FrameKind::user);
+  EXPECT_EQ(c.stacks.module(c.stacks.stack(c.samples[0].stack)[0]), "libc.so.6");
+  EXPECT_EQ(c.sources[0].header.at("perf.on_cpu_samples_left_out"), "1");
+}
+
+TEST(PerfScriptReader, PidTidHeaderAndModules) {
+  Capture c = read("perf/fio-dio-6.9-perf-6.9-cycles.written.txt");
+  ASSERT_EQ(c.samples.size(), 4u);
+  EXPECT_EQ(c.samples[0].pid, 4412);
+  EXPECT_EQ(c.samples[0].tid, 4419);
+  auto f = c.stacks.stack(c.samples[0].stack);
+  EXPECT_EQ(c.stacks.function(f[2]), "jbd2_transaction_committed");
+  EXPECT_EQ(c.stacks.module(f[2]), "jbd2");
+  Classification cls = classify(c.stacks, builtin_rules());
+  EXPECT_EQ(cls.groups[cls.group(c.samples[0].stack)].name, "spinlock:jbd2_transaction_committed");
+  EXPECT_EQ(cls.groups[cls.group(c.samples[2].stack)].name, "jbd2:commit");
+}
+
+TEST(FoldedReader, RoundTripsOurOwnFoldedOutput) {
+  Capture c = read("folded/storm-6.18-hangscope.folded");
+  EXPECT_EQ(c.sources[0].format, "folded");
+  EXPECT_EQ(c.sources[0].weight_unit, "samples");
+  EXPECT_EQ(c.total_weight(), 2855u);
+  // Root first in the file, leaf first in the model.
+  EXPECT_EQ(names(c, c.samples[0].stack),
+            (std::vector<std::string>{"do_renameat2", "__x64_sys_rename", "do_syscall_64",
+                                      "entry_SYSCALL_64_after_hwframe"}));
+}
+
+TEST(FoldedReader, StackcollapsePerfOutput) {
+  Capture c = read("folded/storm-6.18-perf-sched-switch.stackcollapse.folded");
+  EXPECT_GT(c.samples.size(), 100u);
+  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+}
+
+TEST(FoldedReader, BccOffcputimeIsMicrosecondsWithCommAndKinds) {
+  Capture c = read("folded/bcc-0.26-offcputime-f-d.written.folded");
+  EXPECT_EQ(c.sources[0].weight_unit, "us");
+  ASSERT_EQ(c.samples.size(), 5u);
+  EXPECT_EQ(c.strings().get(c.samples[0].comm), "storm-w4");
+  auto f = c.stacks.stack(c.samples[0].stack);
+  EXPECT_EQ(c.stacks.function(f[0]), "__schedule");
+  EXPECT_EQ(c.stacks.frame(f[0]).kind, FrameKind::kernel);
+  EXPECT_EQ(c.stacks.frame(f.back()).kind, FrameKind::user);
+  EXPECT_EQ(c.stacks.function(f.back()), "__libc_start_call_main");
+}
+
+TEST(FoldedReader, OffwaketimeTargetIsTheSampleWakerIsAFact) {
+  Capture c = read("folded/bcc-0.26-offwaketime-f.written.folded");
+  ASSERT_EQ(c.samples.size(), 3u);
+  EXPECT_EQ(names(c, c.samples[0].stack).front(), "schedule");
+  EXPECT_EQ(names(c, c.samples[0].stack).back(), "__libc_start_call_main");
+  ASSERT_EQ(c.facts.size(), 3u);
+  EXPECT_EQ(c.strings().get(c.facts[0].waiter_comm), "storm-w4");
+  EXPECT_EQ(c.strings().get(c.facts[0].holder_comm), "jbd2/loop0-8");
+  EXPECT_EQ(c.strings().get(c.facts[0].kind), "wakeup");
+}
+
+TEST(FoldedReader, ForcedMicrosecondsAndBadLinesCounted) {
+  Capture c = read_text("a;b 10\nnot a folded line\na;c 5\n", "x.folded", "folded-us");
+  EXPECT_EQ(c.sources[0].weight_unit, "us");
+  EXPECT_EQ(c.total_weight(), 15u);
+  EXPECT_EQ(c.sources[0].skipped_lines, 1u);
+  EXPECT_EQ(c.sources[0].first_skipped, "x.folded:2");
+}
+
+TEST(ProcStackReader, CatLoopHeadersAndGrepPrefixes) {
+  Capture c = read_text(
+      "== /proc/812\n[<0>] jbd2_log_do_checkpoint+0x1/0x2\n"
+      "==> /proc/813/task/814/stack <==\n[<0>] filename_create+0x5/0x6\n"
+      "/proc/900/stack:[<0>] lock_rename+0x1/0x2\n/proc/900/stack:[<0>] do_renameat2+0x1/0x2\n"
+      "/proc/901/stack:[<0>] folio_wait_writeback+0x1/0x2\n");
+  ASSERT_EQ(c.samples.size(), 4u);
+  EXPECT_EQ(c.samples[0].tid, 812);
+  EXPECT_EQ(c.samples[1].pid, 813);
+  EXPECT_EQ(c.samples[1].tid, 814);
+  EXPECT_EQ(names(c, c.samples[2].stack), (std::vector<std::string>{"lock_rename", "do_renameat2"}));
+  EXPECT_EQ(c.samples[3].tid, 901);
+  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+}
+
+TEST(Detection, OldKernelLogFramesAreNotProcStack) {
+  Capture c = read_text(
+      "nginx           D ffff8806219a8c00     0  3121   3119 0x00000000\n"
+      "Call Trace:\n"
+      " [<ffffffff8160a8b9>] ? __schedule+0x239/0x6f0\n"
+      " [<ffffffffc01c1b2a>] jbd2_log_wait_commit+0x8a/0xf0 [jbd2]\n");
+  EXPECT_EQ(c.sources[0].format, "kernel-log");
+  ASSERT_EQ(c.samples.size(), 1u);
+  EXPECT_EQ(c.samples[0].tid, 3121);
+  Capture p = read_text("[<ffffffff8160a8b9>] jbd2_log_wait_commit+0x8a/0xf0\n"
+                        "[<ffffffff8160a8b9>] ext4_sync_file+0x1/0x2\n"
+                        "[<ffffffffffffffff>] 0xffffffffffffffff\n");
+  EXPECT_EQ(p.sources[0].format, "proc-stack");
+}
+
+TEST(Detection, EachFixtureFindsItsReader) {
+  EXPECT_EQ(read("kernel-log/hung-task-6.18-uffd.kmsg.log").sources[0].format, "kernel-log");
+  EXPECT_EQ(read("crash/crash-8.0-bt-a-ps-m.written.txt").sources[0].format, "crash");
+  EXPECT_EQ(read("perf/fio-dio-6.9-perf-6.9-cycles.written.txt").sources[0].format, "perf-script");
+  EXPECT_EQ(read("folded/storm-6.18-hangscope.folded").sources[0].format, "folded");
+  EXPECT_EQ(read("proc-stack/lkml-6.12-overlayfs-jbd2.txt").sources[0].format, "proc-stack");
+}
+
+TEST(Detection, ForcedFormatOverridesTheGuess) {
+  Capture c = read_text("a;b 3\n", "x", "folded");
+  EXPECT_EQ(c.sources[0].format, "folded");
+  EXPECT_THROW(read_text("a;b 3\n", "x", "crash"), InputError);  // nothing it can read
+}
+
+namespace {
+std::string gzip(const std::string& s) {
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  std::string out(compressBound(s.size()) + 64, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(s.data()));
+  z.avail_in = s.size();
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = out.size();
+  deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+std::string zstd(const std::string& s) {
+  std::string out(ZSTD_compressBound(s.size()), '\0');
+  out.resize(ZSTD_compress(out.data(), out.size(), s.data(), s.size(), 3));
+  return out;
+}
+}  // namespace
+
+TEST(CompressedInput, GzipAndZstdByMagicNotByName) {
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "a;b;c" + std::to_string(i % 50) + " 2\n";
+  for (const std::string& packed : {gzip(text), zstd(text), gzip(text) + gzip(text)}) {
+    Capture c = read_text(packed, "no-extension");
+    EXPECT_EQ(c.sources[0].format, "folded");
+    EXPECT_EQ(c.total_weight() % 40000, 0u);
+    EXPECT_GE(c.total_weight(), 40000u);
+  }
+}
+
+TEST(CompressedInput, CutOrCorruptStreamIsAnError) {
+  std::string text(100000, 'x');
+  std::string z = zstd("a;b 1\n" + text + "\n");
+  EXPECT_THROW(read_text(z.substr(0, z.size() / 2), "cut.zst"), InputError);
+  std::string g = gzip("a;b 1\n");
+  g[12] ^= 0x55;
+  EXPECT_THROW(read_text(g, "bad.gz"), InputError);
+}
