@@ -8,6 +8,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <random>
+#include <vector>
 #include <string>
 
 #include <fmt/format.h>
@@ -77,20 +79,28 @@ const std::string& kernel_log() {
   return text;
 }
 
+// Folded stacks as stackcollapse tools write them: every line a distinct stack (they
+// aggregate), 10 to 40 frames drawn from 20,000 kernel-like names, a count per line.
 const std::string& folded() {
   static const std::string text = [] {
+    std::vector<std::string> names;
+    for (unsigned i = 0; i < 20000; ++i) names.push_back(fn(i * 7919));
     std::string s;
     s.reserve(target_bytes() + (1 << 20));
+    std::mt19937 rng(1);
     unsigned line = 0;
     while (s.size() < target_bytes()) {
       ++line;
-      s += fmt::format("storm-w{}", line % 20);
-      unsigned depth = 12 + line % 20;
+      s += "storm-w";
+      s += std::to_string(line % 20);
+      unsigned depth = 10 + rng() % 31;
       for (unsigned d = 0; d < depth; ++d) {
         s += ';';
-        s += fn((line % 4093) * 3 + d * 17);
+        s += names[rng() % names.size()];
       }
-      s += fmt::format(" {}\n", 1 + line % 113);
+      s += ' ';
+      s += std::to_string(1 + rng() % 100);
+      s += '\n';
     }
     return s;
   }();

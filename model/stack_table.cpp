@@ -5,26 +5,21 @@
 namespace hangscope {
 
 namespace {
-// FNV-1a over the frame ids: cheap, and good enough to spread stacks over buckets.
+// A multiply-and-fold hash over the frame ids, finished with a 64-bit mixer: collisions
+// are rare enough that the second index stays empty in practice.
 uint64_t hash_ids(std::span<const FrameId> ids) {
-  uint64_t h = 1469598103934665603ull;
-  for (FrameId id : ids) {
-    h ^= id;
-    h *= 1099511628211ull;
-  }
-  return h ^ ids.size();
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ ids.size();
+  for (FrameId id : ids) h = (h ^ id) * 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 29);
 }
 }  // namespace
 
-size_t StackTable::FrameHash::operator()(const Frame& f) const noexcept {
-  uint64_t h = (uint64_t{f.function} << 32) ^ (uint64_t{f.module} << 8) ^
-               (uint64_t(f.kind) << 4) ^ f.flags;
-  return std::hash<uint64_t>{}(h);
-}
+constexpr size_t kBlockFrames = 1 << 18;
 
 StackTable::StackTable() {
-  stack_begin_.push_back(0);
-  stack_begin_.push_back(0);  // stack 0: empty
+  stacks_.push_back({nullptr, 0});  // stack 0: empty
   stack_index_.emplace(hash_ids({}), 0);
 }
 
@@ -39,17 +34,30 @@ FrameId StackTable::intern_frame(std::string_view function, std::string_view mod
   return intern_frame(Frame{strings_.intern(function), strings_.intern(module), kind, flags});
 }
 
+StackId StackTable::find_stack(std::span<const FrameId> leaf_first, uint64_t h) const {
+  auto it = stack_index_.find(h);
+  if (it == stack_index_.end()) return UINT32_MAX;
+  if (std::ranges::equal(stack(it->second), leaf_first)) return it->second;
+  auto [lo, hi] = stack_collisions_.equal_range(h);
+  for (auto c = lo; c != hi; ++c)
+    if (std::ranges::equal(stack(c->second), leaf_first)) return c->second;
+  return UINT32_MAX;
+}
+
 StackId StackTable::intern_stack(std::span<const FrameId> leaf_first) {
-  uint64_t h = hash_ids(leaf_first);
-  auto [lo, hi] = stack_index_.equal_range(h);
-  for (auto it = lo; it != hi; ++it) {
-    auto existing = stack(it->second);
-    if (std::ranges::equal(existing, leaf_first)) return it->second;
-  }
+  const uint64_t h = hash_ids(leaf_first);
+  if (StackId found = find_stack(leaf_first, h); found != UINT32_MAX) return found;
   auto id = static_cast<StackId>(stack_count());
-  stack_frames_.insert(stack_frames_.end(), leaf_first.begin(), leaf_first.end());
-  stack_begin_.push_back(static_cast<uint32_t>(stack_frames_.size()));
-  stack_index_.emplace(h, id);
+  if (block_used_ + leaf_first.size() > block_size_) {
+    block_size_ = std::max(kBlockFrames, leaf_first.size());
+    blocks_.push_back(std::make_unique<FrameId[]>(block_size_));
+    block_used_ = 0;
+  }
+  FrameId* dst = blocks_.back().get() + block_used_;
+  std::copy(leaf_first.begin(), leaf_first.end(), dst);
+  block_used_ += leaf_first.size();
+  stacks_.push_back({dst, static_cast<uint32_t>(leaf_first.size())});
+  if (!stack_index_.try_emplace(h, id).second) stack_collisions_.emplace(h, id);
   return id;
 }
 

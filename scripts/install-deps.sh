@@ -8,6 +8,7 @@ PACKAGES="
   libcli11-dev
   libgtest-dev
   libbenchmark-dev
+  libabsl-dev
   zlib1g-dev
   libzstd-dev
   zstd

@@ -13,6 +13,8 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+
+#include <absl/container/flat_hash_map.h>
 #include <vector>
 
 #include "hangscope/frame_text.hpp"
@@ -68,15 +70,8 @@ class FrameCache {
   }
 
  private:
-  struct Hash {  // FNV-1a: frame names are short, and std::hash is slower for them
-    size_t operator()(std::string_view s) const noexcept {
-      uint64_t h = 1469598103934665603ull;
-      for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-      return h;
-    }
-  };
   StackTable& stacks_;
-  std::unordered_map<std::string_view, FrameId, Hash> kernel_, user_;
+  absl::flat_hash_map<std::string_view, FrameId> kernel_, user_;
 };
 
 class FoldedReader final : public Reader {
@@ -118,6 +113,13 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
   FrameCache cache(stacks);
   std::vector<FrameId> root_first, leaf_first;
   std::set<std::pair<StrId, StrId>> wakeups;
+  struct Total {
+    StackId stack;
+    StrId comm;
+    uint64_t weight;
+  };
+  std::vector<Total> order;                       // in order of first appearance
+  absl::flat_hash_map<uint64_t, size_t> totals;  // (stack, comm) -> index in order
   bool bcc = microseconds_;
   std::string_view line;
   while (in.next(line)) {
@@ -172,12 +174,11 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
       continue;
     }
     leaf_first.assign(root_first.rbegin(), root_first.rend());
-    TaskSample s;
-    s.stack = stacks.intern_stack(leaf_first);
-    s.weight = count;
-    s.comm = comm;
-    s.state = '?';
-    out.add_sample(s);
+    // A folded line is already an aggregate: lines of the same stack and command add up.
+    StackId stack = stacks.intern_stack(leaf_first);
+    auto [it, added] = totals.try_emplace((uint64_t{stack} << 32) | comm, order.size());
+    if (added) order.push_back({stack, comm, 0});
+    order[it->second].weight += count;
     if (!waker.empty()) {
       // offwaketime: "...;--;<waker kernel leaf..root>;-;<waker user>;waker": last is comm.
       std::string_view waker_comm = waker.substr(waker.rfind(';') + 1);
@@ -191,6 +192,14 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
         out.add_fact(fact);
       }
     }
+  }
+  for (const Total& t : order) {
+    TaskSample s;
+    s.stack = t.stack;
+    s.comm = t.comm;
+    s.weight = t.weight;
+    s.state = '?';
+    out.add_sample(s);
   }
   if (bcc) out.info().weight_unit = "us";
 }

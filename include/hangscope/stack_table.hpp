@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string_view>
 #include <unordered_map>
+
+#include <absl/container/flat_hash_map.h>
 #include <vector>
 
 #include "hangscope/string_table.hpp"
@@ -26,6 +29,10 @@ struct Frame {
   FrameKind kind = FrameKind::kernel;
   uint8_t flags = 0;
   bool operator==(const Frame&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const Frame& f) {
+    return H::combine(std::move(h), f.function, f.module, f.kind, f.flags);
+  }
 };
 
 class StackTable {
@@ -41,25 +48,31 @@ class StackTable {
   const Frame& frame(FrameId id) const { return frames_[id]; }
   std::string_view function(FrameId id) const { return strings_.get(frames_[id].function); }
   std::string_view module(FrameId id) const { return strings_.get(frames_[id].module); }
-  std::span<const FrameId> stack(StackId id) const {
-    return {stack_frames_.data() + stack_begin_[id], stack_begin_[id + 1] - stack_begin_[id]};
-  }
+  std::span<const FrameId> stack(StackId id) const { return {stacks_[id].data, stacks_[id].size}; }
   size_t frame_count() const { return frames_.size(); }
-  size_t stack_count() const { return stack_begin_.size() - 1; }
+  size_t stack_count() const { return stacks_.size(); }
 
   StringTable& strings() { return strings_; }
   const StringTable& strings() const { return strings_; }
 
  private:
-  struct FrameHash {
-    size_t operator()(const Frame& f) const noexcept;
-  };
+  StackId find_stack(std::span<const FrameId> leaf_first, uint64_t hash) const;
   StringTable strings_;
   std::vector<Frame> frames_;
-  std::unordered_map<Frame, FrameId, FrameHash> frame_index_;
-  std::vector<FrameId> stack_frames_;
-  std::vector<uint32_t> stack_begin_;  // stack i is [begin[i], begin[i+1])
-  std::unordered_multimap<uint64_t, StackId> stack_index_;  // by content hash
+  absl::flat_hash_map<Frame, FrameId> frame_index_;
+  // The frames of all stacks live in blocks that never move (a stack never straddles
+  // two), so that the table grows without copying what it holds.
+  struct StackRef {
+    const FrameId* data;
+    uint32_t size;
+  };
+  std::vector<std::unique_ptr<FrameId[]>> blocks_;
+  size_t block_used_ = 0, block_size_ = 0;
+  std::vector<StackRef> stacks_;
+  // Stacks by a 64-bit hash of their frames; the rare stacks whose hash another stack
+  // already has go to the second index.
+  absl::flat_hash_map<uint64_t, StackId> stack_index_;
+  std::unordered_multimap<uint64_t, StackId> stack_collisions_;
 };
 
 }  // namespace hangscope

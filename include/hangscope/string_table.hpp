@@ -5,7 +5,8 @@
 #include <deque>
 #include <string>
 #include <string_view>
-#include <unordered_map>
+
+#include <absl/container/flat_hash_map.h>
 
 namespace hangscope {
 
@@ -28,7 +29,7 @@ class StringTable {
   std::deque<std::string> blocks_;
   size_t block_used_ = 0;
   std::deque<std::string_view> views_;
-  std::unordered_map<std::string_view, StrId> index_;
+  absl::flat_hash_map<std::string_view, StrId> index_;
 };
 
 }  // namespace hangscope
