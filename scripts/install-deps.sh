@@ -3,7 +3,7 @@
 # Does nothing when they are all there already.
 set -eu
 PACKAGES="g++ cmake ninja-build pkg-config
-  libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev
+  libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
   fuse3 libfuse3-dev
   e2fsprogs util-linux mount kmod"
 missing=""
