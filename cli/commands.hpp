@@ -34,9 +34,21 @@ struct RecordOptions {
   ReportOptions report;      // how to report when there is no -o
 };
 
+struct DiffArgs {
+  std::vector<std::string> base;
+  std::vector<std::string> target;
+  std::string format = "text";
+  std::string output;
+  unsigned resamples = 2000;
+};
+
 // record.cpp
 CLI::App* add_record(CLI::App& app, RecordOptions& opts);
 int run_record(const RecordOptions& opts, const std::string& command_line);
+
+// diff.cpp
+CLI::App* add_diff(CLI::App& app, DiffArgs& opts);
+int run_diff(const DiffArgs& opts);
 
 // report.cpp
 CLI::App* add_report(CLI::App& app, ReportOptions& opts);

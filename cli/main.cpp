@@ -36,7 +36,8 @@ int main(int argc, char** argv) {
       "  sudo hangscope                                # what is blocked right now, and on what\n"
       "  sudo hangscope record -d 10 -o hang.capture   # capture for later\n"
       "  hangscope report hang.capture                 # wait groups and top stacks\n"
-      "  hangscope report -f folded hang.capture > hang.folded",
+      "  hangscope report -f folded hang.capture > hang.folded\n"
+      "  hangscope diff --base good.capture --target bad.capture",
       kDefaultSeconds));
   app.require_subcommand(0, 1);
 
@@ -44,6 +45,8 @@ int main(int argc, char** argv) {
   ReportOptions report;
   CLI::App* record_cmd = add_record(app, record);
   CLI::App* report_cmd = add_report(app, report);
+  DiffArgs diff;
+  CLI::App* diff_cmd = add_diff(app, diff);
 
   try {
     app.parse(argc, argv);
@@ -60,6 +63,7 @@ int main(int argc, char** argv) {
 
   try {
     if (report_cmd->parsed()) return run_report(report);
+    if (diff_cmd->parsed()) return run_diff(diff);
     if (!record_cmd->parsed()) record.duration_s = kDefaultSeconds;
     return run_record(record, joined_command_line(argc, argv));
   } catch (const InputError& e) {

@@ -9,6 +9,7 @@ PACKAGES="
   libgtest-dev
   libbenchmark-dev
   libabsl-dev
+  nlohmann-json3-dev
   zlib1g-dev
   libzstd-dev
   zstd
@@ -22,6 +23,7 @@ PACKAGES="
   mount
   kmod
 "
+
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "support/run.hpp"
 #include "support/temp_dir.hpp"
 
@@ -155,4 +157,40 @@ TEST(Cli, WithoutCapSysAdminSaysWhichPrivilegeIsMissing) {
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(count_lines(r.err), 1u) << r.err;
   EXPECT_NE(r.err.find("needs CAP_SYS_ADMIN"), std::string::npos) << r.err;
+}
+
+TEST(Cli, DiffNeedsBothSides) {
+  EXPECT_EQ(run({kBin, "diff", "--base", kStorm}).status, 2);
+  EXPECT_EQ(run({kBin, "diff", "--target", kStorm}).status, 2);
+}
+
+TEST(Cli, DiffOfTwoStormRunsLeadsWithTheVerdict) {
+  RunResult r = run({kBin, "diff", "--base", kKilled, "--target", kStorm});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("hangscope diff\n  base:   6.18", 0), 0u) << r.out;
+  size_t regressions = r.out.find("Regressions");
+  size_t table = r.out.find("WAIT GROUP");
+  ASSERT_NE(regressions, std::string::npos);
+  ASSERT_NE(table, std::string::npos);
+  EXPECT_LT(regressions, table);
+  EXPECT_NE(r.out.find("bootstrap over rounds"), std::string::npos);
+}
+
+TEST(Cli, DiffJsonIsValidAndComplete) {
+  RunResult r = run({kBin, "diff", "--base", kKilled, "--target", kStorm, "-f", "json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["basis"], "blocked_threads");
+  EXPECT_EQ(j["base"]["rounds"], 75);
+  EXPECT_EQ(j["target"]["rounds"], 150);
+  ASSERT_TRUE(j["groups"].is_array());
+  bool force_commit = false;
+  for (const auto& g : j["groups"]) force_commit |= g["key"] == "jbd2:force-commit";
+  EXPECT_TRUE(force_commit);
+}
+
+TEST(Cli, DiffOfADumpAgainstACaptureSaysItComparesShares) {
+  RunResult r = run({kBin, "diff", "--base", kSeed, "--target", kStorm});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("compared by share of samples"), std::string::npos) << r.out;
 }

@@ -1,0 +1,52 @@
+// hangscope diff: compare captures of two kernels (or before and after a patch).
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "hangscope/analysis.hpp"
+#include "hangscope/diff.hpp"
+#include "hangscope/diff_render.hpp"
+#include "hangscope/ingest.hpp"
+#include "output.hpp"
+
+namespace hangscope::cli {
+
+CLI::App* add_diff(CLI::App& app, DiffArgs& opts) {
+  CLI::App* cmd = app.add_subcommand(
+      "diff", "Compare two sets of captures: which waits grew, by how much, how sure");
+  cmd->add_option("--base", opts.base, "Captures or dumps of the base (one or more runs)")
+      ->required();
+  cmd->add_option("--target", opts.target, "Captures or dumps of the target (one or more runs)")
+      ->required();
+  std::vector<std::string> formats;
+  std::string help = "Output format:";
+  for (const DiffRenderer* r : diff_renderers()) {
+    formats.emplace_back(r->name());
+    help += fmt::format("\n  {:<8} {}", r->name(), r->description());
+  }
+  cmd->add_option("-f,--format", opts.format, help)
+      ->check(CLI::IsMember(formats))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", opts.output, "Write to this file instead of standard output");
+  cmd->add_option("--resamples", opts.resamples, "Bootstrap resamples for the intervals")
+      ->check(CLI::Range(100u, 1000000u))
+      ->capture_default_str();
+  cmd->footer(
+      "Examples:\n"
+      "  hangscope diff --base storm-6.6.capture --target storm-6.12.capture\n"
+      "  hangscope diff --base before-*.capture --target after-*.capture -f json -o diff.json");
+  return cmd;
+}
+
+int run_diff(const DiffArgs& opts) {
+  Capture base, target;
+  for (const std::string& path : opts.base) read_input(path, "", base);
+  for (const std::string& path : opts.target) read_input(path, "", target);
+  Analysis a = analyze(base), b = analyze(target);
+  hangscope::DiffOptions options;
+  options.resamples = opts.resamples;
+  DiffResult result = diff(DiffInput{base, a}, DiffInput{target, b}, options);
+  write_output(opts.output, find_diff_renderer(opts.format)->render(result, RenderOptions{}));
+  return kOk;
+}
+
+}  // namespace hangscope::cli

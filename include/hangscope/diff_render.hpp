@@ -1,0 +1,25 @@
+// Renderers of a diff (hangscope diff -f ...), one per format, each in its own file
+// under analyzer/render/, listed in analyzer/render/diff_renderers.cpp.
+#pragma once
+
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "hangscope/diff.hpp"
+#include "hangscope/render.hpp"
+
+namespace hangscope {
+
+class DiffRenderer {
+ public:
+  virtual ~DiffRenderer() = default;
+  virtual std::string_view name() const = 0;
+  virtual std::string_view description() const = 0;
+  virtual std::string render(const DiffResult& diff, const RenderOptions& options) const = 0;
+};
+
+std::span<const DiffRenderer* const> diff_renderers();
+const DiffRenderer* find_diff_renderer(std::string_view name);
+
+}  // namespace hangscope
