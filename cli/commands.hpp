@@ -40,6 +40,7 @@ struct DiffArgs {
   std::string format = "text";
   std::string output;
   unsigned resamples = 2000;
+  std::string basis = "auto";
 };
 
 // record.cpp

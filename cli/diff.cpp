@@ -27,6 +27,11 @@ CLI::App* add_diff(CLI::App& app, DiffArgs& opts) {
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
   cmd->add_option("-o,--output", opts.output, "Write to this file instead of standard output");
+  cmd->add_option("--by", opts.basis,
+                  "Compare average blocked threads, or shares of samples; auto: threads unless "
+                  "some input has no rounds or one side's rounds were mostly late")
+      ->check(CLI::IsMember({"auto", "threads", "share"}))
+      ->capture_default_str();
   cmd->add_option("--resamples", opts.resamples, "Bootstrap resamples for the intervals")
       ->check(CLI::Range(100u, 1000000u))
       ->capture_default_str();
@@ -44,6 +49,8 @@ int run_diff(const DiffArgs& opts) {
   Analysis a = analyze(base), b = analyze(target);
   hangscope::DiffOptions options;
   options.resamples = opts.resamples;
+  options.force_share = opts.basis == "share";
+  options.auto_share = opts.basis == "auto";
   DiffResult result = diff(DiffInput{base, a}, DiffInput{target, b}, options);
   write_output(opts.output, find_diff_renderer(opts.format)->render(result, RenderOptions{}));
   return kOk;

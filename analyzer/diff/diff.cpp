@@ -43,6 +43,7 @@ DiffSide describe(const DiffInput& in) {
   }
   d.runs = in.capture.sources.size();
   d.rounds = in.capture.timed_rounds();
+  for (const Round& r : in.capture.rounds) d.late_rounds += r.late;
   d.samples = in.capture.total_weight();
   return d;
 }
@@ -76,26 +77,37 @@ std::string group_label(const WaitGroup& g, const std::vector<std::string>& leaf
 struct Units {
   std::vector<double> weight;
   std::vector<uint32_t> of_sample;
+  const char* kind = "samples";  // what the resampling draws: rounds, runs or samples
 };
 
+// Shares of a timed side are resampled by rounds too (a round's units weigh its samples),
+// because samples of one round are not independent; only inputs without rounds are
+// resampled sample by sample.
 Units make_units(const Capture& c, DiffBasis basis, bool by_run) {
   Units u;
   u.of_sample.resize(c.samples.size());
-  if (basis == DiffBasis::share) {
-    for (size_t i = 0; i < c.samples.size(); ++i) {
-      u.of_sample[i] = static_cast<uint32_t>(i);
-      u.weight.push_back(static_cast<double>(c.samples[i].weight));
-    }
-    return u;
-  }
+  const bool rounds = !c.rounds.empty() && std::all_of(c.samples.begin(), c.samples.end(),
+                                                       [](const TaskSample& s) {
+                                                         return s.round != kNoRound;
+                                                       });
   if (by_run) {
+    u.kind = "runs";
     u.weight.assign(c.sources.size(), 0);
     for (const Round& r : c.rounds) u.weight[r.source] += 1;
     for (size_t i = 0; i < c.samples.size(); ++i) u.of_sample[i] = c.samples[i].source;
-    return u;
+  } else if (rounds) {
+    u.kind = "rounds";
+    u.weight.assign(c.rounds.size(), basis == DiffBasis::share ? 0 : 1);
+    for (size_t i = 0; i < c.samples.size(); ++i) u.of_sample[i] = c.samples[i].round;
+  } else {
+    u.weight.assign(c.samples.size(), 0);
+    for (size_t i = 0; i < c.samples.size(); ++i) u.of_sample[i] = static_cast<uint32_t>(i);
   }
-  u.weight.assign(c.rounds.size(), 1);
-  for (size_t i = 0; i < c.samples.size(); ++i) u.of_sample[i] = c.samples[i].round;
+  if (basis == DiffBasis::share) {
+    std::fill(u.weight.begin(), u.weight.end(), 0);
+    for (size_t i = 0; i < c.samples.size(); ++i)
+      u.weight[u.of_sample[i]] += static_cast<double>(c.samples[i].weight);
+  }
   return u;
 }
 
@@ -119,12 +131,7 @@ class DiffBuilder {
     r_.confidence = opt_.confidence;
     r_.base = describe(base_);
     r_.target = describe(target_);
-    if (!r_.base.timed || !r_.target.timed) {
-      r_.basis = DiffBasis::share;
-      r_.basis_note =
-          "some inputs have no comparable rounds (dumps or folded counts): compared by share "
-          "of samples";
-    }
+    choose_basis();
     const bool by_run = r_.basis == DiffBasis::blocked_threads && r_.base.runs >= 2 &&
                         r_.target.runs >= 2;
     std::set<std::string> vb = vocabulary(base_.capture), vt = vocabulary(target_.capture);
@@ -135,11 +142,13 @@ class DiffBuilder {
     dd::SideData st = side_data(target_, by_run);
     unsigned used = 0;
     std::vector<dd::Interval> ci = dd::bootstrap(sb, st, keys_.size(), opt_, used);
-    std::string units = r_.basis == DiffBasis::share ? "samples"
-                        : by_run                      ? "runs"
-                                                      : fmt::format("rounds, in blocks of {} and {} "
-                                                                    "consecutive rounds",
-                                                                    sb.block, st.block);
+    auto side_units = [&](int side, const dd::SideData& d) {
+      return d.block > 1 ? fmt::format("{} (blocks of {})", units_[side], d.block)
+                         : std::string(units_[side]);
+    };
+    std::string units = side_units(0, sb) == side_units(1, st)
+                            ? side_units(0, sb)
+                            : fmt::format("{} and {}", side_units(0, sb), side_units(1, st));
     r_.interval_note =
         fmt::format("{:g}% intervals of the difference by bootstrap over {} ({} resamples)",
                     opt_.confidence * 100, units, used);
@@ -169,6 +178,30 @@ class DiffBuilder {
   }
 
  private:
+  // Average blocked threads need rounds that mean the same on both sides; otherwise the
+  // sides are compared by share of samples, and the report says why.
+  void choose_basis() {
+    auto stretched = [&](const DiffSide& s) {
+      return s.rounds > 0 && s.late_rounds > opt_.late_share_limit * s.rounds;
+    };
+    if (!r_.base.timed || !r_.target.timed) {
+      r_.basis = DiffBasis::share;
+      r_.basis_note =
+          "some inputs have no comparable rounds (dumps or folded counts): compared by share "
+          "of samples";
+    } else if (opt_.force_share) {
+      r_.basis = DiffBasis::share;
+      r_.basis_note = "compared by share of samples, as asked";
+    } else if (opt_.auto_share && (stretched(r_.base) || stretched(r_.target))) {
+      const DiffSide& s = stretched(r_.base) ? r_.base : r_.target;
+      r_.basis = DiffBasis::share;
+      r_.basis_note = fmt::format(
+          "{} of {} rounds of the {} were late (the sampler could not keep its interval): "
+          "rounds are not comparable, compared by share of samples",
+          s.late_rounds, s.rounds, &s == &r_.base ? "base" : "target");
+    }
+  }
+
   size_t key(Family f, const std::string& name, const std::string& group,
              const std::string& subsystem) {
     size_t id = keys_.id(name);
@@ -194,9 +227,7 @@ class DiffBuilder {
         const WaitGroup& g = cls.groups[cls.group(s.stack)];
         k[0] = key(Family::group, g.name, g.name, g.subsystem);
         k[1] = key(Family::subsystem, "subsystem:" + g.subsystem, "", g.subsystem);
-        std::vector<std::string> frames;
-        for (std::string& f : dd::matching_frames(c.stacks, s.stack))
-          if (common_.count(f)) frames.push_back(std::move(f));
+        std::vector<std::string> frames = common_frames(c.stacks, s.stack);
         k[2] = key(Family::stack, g.name + "|" + join(frames, ';'), g.name, g.subsystem);
         if (info_[k[2]].frames.empty()) info_[k[2]].frames = std::move(frames);
         remember_stack(in, g, s.stack, stack_weight[s.stack]);
@@ -205,7 +236,8 @@ class DiffBuilder {
       for (size_t id : k) acc[id][units.of_sample[i]] += static_cast<double>(s.weight);
     }
     dd::SideData d;
-    if (r_.basis == DiffBasis::blocked_threads && !by_run) {
+    units_[&in == &target_] = units.kind;
+    if (units.kind == std::string_view("rounds")) {
       std::vector<double> per_round(units.weight.size(), 0);
       for (size_t i = 0; i < c.samples.size(); ++i)
         if (c.samples[i].round != kNoRound) per_round[c.samples[i].round] += c.samples[i].weight;
@@ -269,31 +301,70 @@ class DiffBuilder {
   }
 
   // Where the heaviest target stack of a group parts from everything the base did: the
-  // base stack sharing the longest root prefix with it.
+  // base stack that follows it longest from the root. Frames that only one kernel has
+  // are stepped over where the two paths join again after them (a function inlined on
+  // the other kernel); where they do not, they are where the paths part.
   Divergence divergence(const std::string& group) {
     Divergence d;
     d.group = group;
     auto it = top_target_.find(group);
     if (it == top_target_.end()) return d;
     std::vector<std::string> t = dd::matching_frames(target_.capture.stacks, it->second.stack);
-    size_t best_len = 0;
+    Walk best;
     uint64_t best_weight = 0;
-    std::vector<std::string> best;
     for (const auto& [stack, weight] : base_.analysis.summary.stack_weights) {
-      std::vector<std::string> b = dd::matching_frames(base_.capture.stacks, stack);
-      size_t n = 0;
-      while (n < b.size() && n < t.size() && b[n] == t[n]) ++n;
-      if (n > best_len || (n == best_len && weight > best_weight && n > 0)) {
-        best_len = n;
+      Walk w = walk(t, dd::matching_frames(base_.capture.stacks, stack));
+      if (w.matched > best.matched || (w.matched == best.matched && weight > best_weight)) {
+        best = std::move(w);
         best_weight = weight;
-        best = std::move(b);
       }
     }
-    if (best_len > 0) d.common = t[best_len - 1];
-    if (best_len < t.size()) d.target_frame = t[best_len];
-    if (best_len < best.size()) d.base_frame = best[best_len];
+    d.common = best.last_common;
+    d.target_frame = best.target_next;
+    d.base_frame = best.base_next;
+    d.same_stack = best.matched > 0 && d.target_frame.empty() && d.base_frame.empty();
     d.subsystem = frame_subsystem(d.target_frame, "");
     return d;
+  }
+
+  struct Walk {
+    size_t matched = 0;
+    std::string last_common, target_next, base_next;
+  };
+
+  // Follows two root-first paths together while they agree.
+  Walk walk(const std::vector<std::string>& t, const std::vector<std::string>& b) const {
+    Walk w;
+    size_t i = 0, j = 0;
+    auto rejoin = [&](const std::vector<std::string>& x, size_t from, const std::string& want) {
+      for (size_t k = from; k < x.size() && !common_.count(x[k]); ++k)
+        if (k + 1 < x.size() && x[k + 1] == want) return k + 1;
+      return size_t{0};
+    };
+    while (i < t.size() && j < b.size()) {
+      if (t[i] == b[j]) {
+        w.last_common = t[i];
+        ++w.matched;
+        ++i;
+        ++j;
+      } else if (size_t k = rejoin(t, i, b[j]); k) {
+        i = k;  // target-only frames, inlined on the base
+      } else if (size_t k2 = rejoin(b, j, t[i]); k2) {
+        j = k2;  // base-only frames, inlined on the target
+      } else {
+        break;
+      }
+    }
+    if (i < t.size()) w.target_next = t[i];
+    if (j < b.size()) w.base_next = b[j];
+    return w;
+  }
+
+  std::vector<std::string> common_frames(const StackTable& st, StackId s) const {
+    std::vector<std::string> out;
+    for (std::string& f : dd::matching_frames(st, s))
+      if (common_.count(f)) out.push_back(std::move(f));
+    return out;
   }
 
   struct Top {
@@ -306,6 +377,7 @@ class DiffBuilder {
   const DiffOptions& opt_;
   DiffResult r_;
   std::set<std::string> common_;
+  const char* units_[2] = {"", ""};  // what each side's resampling draws (base, target)
   dd::KeyTable keys_;
   std::vector<KeyInfo> info_;
   std::unordered_map<std::string, Top> top_base_, top_target_;

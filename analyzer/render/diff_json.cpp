@@ -42,8 +42,9 @@ json rows(const std::vector<DiffRow>& rs) {
 }
 
 json side(const DiffSide& s) {
-  return {{"kernels", s.kernels}, {"inputs", s.paths}, {"runs", s.runs},
-          {"rounds", s.rounds},   {"samples", s.samples}, {"timed", s.timed}};
+  return {{"kernels", s.kernels}, {"inputs", s.paths},   {"runs", s.runs},
+          {"rounds", s.rounds},   {"late_rounds", s.late_rounds}, {"samples", s.samples},
+          {"timed", s.timed}};
 }
 
 class DiffJsonRenderer final : public DiffRenderer {
@@ -74,7 +75,8 @@ class DiffJsonRenderer final : public DiffRenderer {
                                   {"common", v.common},
                                   {"base_frame", v.base_frame},
                                   {"target_frame", v.target_frame},
-                                  {"subsystem", v.subsystem}});
+                                  {"subsystem", v.subsystem},
+                                  {"same_stack", v.same_stack}});
     return j.dump(2) + "\n";
   }
 };

@@ -60,7 +60,9 @@ std::string side(const DiffSide& s) {
 std::string movement(const DiffResult& d, const DiffRow& row) {
   std::string unit = by_share(d) ? "of samples" : "blocked threads";
   double half = (row.ci_high - row.ci_low) / 2;
-  std::string pm = std::isnan(half) ? "" : fmt::format(" ± {}", value(d, half));
+  std::string pm = std::isnan(half)  ? ""
+                   : by_share(d)      ? fmt::format(" ± {:.1f} points", half * 100)
+                                      : fmt::format(" ± {}", value(d, half));
   return fmt::format("{} → {} {} ({}, {}{})", value(d, row.base), value(d, row.target), unit,
                      ratio(row.ratio), signed_value(d, row.delta), pm);
 }
@@ -73,7 +75,12 @@ void verdict(Out out, const DiffResult& d) {
     const DiffRow& row = d.groups[d.regressions[i]];
     fmt::format_to(out, "  {}. {}: {}\n", i + 1, row.label, movement(d, row));
     for (const Divergence& dv : d.divergences) {
-      if (dv.group != row.key || dv.target_frame.empty()) continue;
+      if (dv.group != row.key) continue;
+      if (dv.same_stack) {
+        fmt::format_to(out, "     the base has the same stack: this wait grew in frequency, not in shape\n");
+        continue;
+      }
+      if (dv.target_frame.empty()) continue;
       std::string sub = dv.subsystem.empty() ? "" : fmt::format(" ({})", dv.subsystem);
       std::string after = dv.common.empty() ? "from the root" : "after " + dv.common;
       std::string base =

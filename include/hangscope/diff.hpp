@@ -48,6 +48,8 @@ struct Divergence {
   std::string base_frame;   // the next frame on each side ("" when that side ends or is absent)
   std::string target_frame;
   std::string subsystem;    // of target_frame
+  // The base has a stack with the same frames: the wait grew in frequency, not in shape.
+  bool same_stack = false;
 };
 
 struct DiffSide {
@@ -56,6 +58,7 @@ struct DiffSide {
   uint64_t runs = 0;
   uint64_t rounds = 0;
   uint64_t samples = 0;
+  uint64_t late_rounds = 0;
   bool timed = true;
 };
 
@@ -74,6 +77,12 @@ struct DiffResult {
 };
 
 struct DiffOptions {
+  // Compare by share of samples even where every input has rounds: for rounds that are
+  // not comparable between the sides (a sampler slowed by emulation, by load). With
+  // `auto_share`, a side with many late rounds is compared by share, and the report says so.
+  bool force_share = false;
+  bool auto_share = true;
+  double late_share_limit = 0.25;  // the fraction of late rounds that makes rounds incomparable
   unsigned resamples = 2000;
   uint64_t seed = 0x5eed;
   double confidence = 0.95;

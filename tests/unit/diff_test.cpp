@@ -186,3 +186,22 @@ TEST(Diff, DumpsAreComparedByShare) {
   EXPECT_NEAR(row(d.groups, "jbd2:force-commit").base, 0.5, 0.08);
   EXPECT_DOUBLE_EQ(row(d.groups, "jbd2:force-commit").target, 1.0);
 }
+
+TEST(Diff, ASideWithMostlyLateRoundsIsComparedByShare) {
+  Capture late = make_capture({{kForceCommit, 2.0}, {kLogSpace, 2.0}}, 200, 12);
+  for (size_t i = 0; i < late.rounds.size(); i += 2) late.rounds[i].late = true;  // 50% late
+  Sides s{std::move(late), make_capture({{kForceCommit, 2.0}, {kLogSpace, 2.0}}, 200, 13), {}, {}};
+  DiffResult d = s.run();
+  EXPECT_EQ(d.basis, DiffBasis::share);
+  EXPECT_EQ(d.base.late_rounds, 100u);
+  EXPECT_NE(d.basis_note.find("100 of 200 rounds of the base were late"), std::string::npos)
+      << d.basis_note;
+  EXPECT_NEAR(row(d.groups, "jbd2:force-commit").base, 0.5, 0.05);
+  EXPECT_TRUE(d.regressions.empty());
+
+  // Asked for threads, it compares threads.
+  DiffOptions threads;
+  threads.auto_share = false;
+  DiffResult t = diff(DiffInput{s.base, s.a}, DiffInput{s.target, s.b}, threads);
+  EXPECT_EQ(t.basis, DiffBasis::blocked_threads);
+}
