@@ -77,7 +77,7 @@ void legend(Out out, const Palette& palette, unsigned width, size_t& rows) {
                    "height=\"12\" fill=\"{}\" transform=\"translate(10,0)\"/><text x=\"{}\" "
                    "dx=\"28\" y=\"{}\">{} {}</text></g>\n",
                    percent(x), y, k.color.css(), percent(x), y + 10, xml_text(k.name),
-                   k.share < 0.001 ? std::string("<0.1%") : fmt::format("{:.1f}%", k.share * 100));
+                   k.share < 0.001 ? std::string("&lt;0.1%") : fmt::format("{:.1f}%", k.share * 100));
     ++i;
   }
   fmt::format_to(out, "</g>\n");

@@ -35,15 +35,17 @@ std::string find_dot() {
   return {};
 }
 
-// A DOT string literal: valid UTF-8, with quotes and backslashes escaped.
-std::string quoted(std::string_view raw) {
-  std::string out = "\"";
+// The inside of a DOT string literal: valid UTF-8, quotes and backslashes escaped.
+std::string escaped(std::string_view raw) {
+  std::string out;
   for (char c : render::valid_utf8(raw)) {
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }
-  return out + '"';
+  return out;
 }
+
+std::string quoted(std::string_view raw) { return '"' + escaped(raw) + '"'; }
 
 std::string dot_text(const PictureGraph& g) {
   double heaviest = 0;
@@ -54,8 +56,10 @@ std::string dot_text(const PictureGraph& g) {
       "color=\"#555555\"];\n  edge [fontname=\"sans-serif\", fontsize=10, color=\"#444444\"];\n";
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const PictureNode& n = g.nodes[i];
-    std::string label = n.detail.empty() ? n.label : n.label + "\n" + n.detail;
-    fmt::format_to(std::back_inserter(out), "  n{} [label={}, fillcolor={}];\n", i, quoted(label),
+    // Two lines: DOT's own "\n" escape between them.
+    std::string label = escaped(n.label);
+    if (!n.detail.empty()) label += "\\n" + escaped(n.detail);
+    fmt::format_to(std::back_inserter(out), "  n{} [label=\"{}\", fillcolor={}];\n", i, label,
                    quoted(n.fill));
   }
   for (const PictureEdge& e : g.edges) {

@@ -22,11 +22,11 @@ double round_seconds(const Capture& c, uint32_t round) {
   return static_cast<double>(c.rounds[round].time_ns) / 1e9;
 }
 
-// 1, 2 or 5 times a power of ten, at least x.
+// A round number at least x, for the top of the axis.
 double nice_ceiling(double x) {
   if (x <= 0) return 1;
   double p = std::pow(10, std::floor(std::log10(x)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
+  for (double m : {1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
     if (m * p >= x) return m * p;
   return 10 * p;
 }
