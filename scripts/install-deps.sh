@@ -4,7 +4,12 @@
 set -eu
 PACKAGES="g++ cmake ninja-build pkg-config
   libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev
-  e2fsprogs util-linux mount kmod"
+  e2fsprogs util-linux mount kmod
+  protobuf-compiler libprotobuf-dev zlib1g-dev nlohmann-json3-dev
+  graphviz libxml2-utils chromium"
+# node and npm for the browser test (tests/browser/): Debian's, unless a node is there.
+command -v node >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs"
+command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES npm"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

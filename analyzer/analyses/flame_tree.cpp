@@ -4,7 +4,9 @@
 // is a walk that compares each path with the previous one: no per-node hash map, and
 // memory proportional to the merged tree rather than to the samples.
 #include <algorithm>
+#include <memory>
 #include <numeric>
+#include <span>
 #include <unordered_map>
 
 #include "hangscope/flame_tree.hpp"
@@ -39,57 +41,100 @@ struct Leaf {
   uint64_t timed = 0;
 };
 
-// Group weights of one open node: usually one or two entries.
-using GroupWeights = std::vector<std::pair<uint32_t, uint64_t>>;
-
-void add_group(GroupWeights& gw, uint32_t group, uint64_t w) {
-  for (auto& [g, x] : gw)
-    if (g == group) {
-      x += w;
-      return;
+// The weight of each wait group under one open node. Most nodes (deep ones) hold one
+// group, kept inline; a hash map is made only where groups meet. Merging a closed node
+// into its parent moves the smaller map into the larger, so the work stays near-linear
+// however many groups there are.
+class GroupWeights {
+ public:
+  void add(uint32_t group, uint64_t w) {
+    if (many_) {
+      (*many_)[group] += w;
+    } else if (!used_ || group_ == group) {
+      used_ = true;
+      group_ = group;
+      weight_ += w;
+    } else {
+      many_ = std::make_unique<std::unordered_map<uint32_t, uint64_t>>();
+      many_->emplace(group_, weight_);
+      many_->emplace(group, w);
     }
-  gw.emplace_back(group, w);
-}
+  }
+
+  template <typename F>
+  void for_each(F f) const {
+    if (many_) {
+      for (auto& [g, w] : *many_) f(g, w);
+    } else if (used_) {
+      f(group_, weight_);
+    }
+  }
+
+  size_t size() const { return many_ ? many_->size() : used_ ? 1 : 0; }
+
+  // The group with the most weight; ties go to the lower group index.
+  uint32_t heaviest() const {
+    uint32_t best = 0;
+    uint64_t best_w = 0;
+    bool any = false;
+    for_each([&](uint32_t g, uint64_t w) {
+      if (!any || w > best_w || (w == best_w && g < best)) best = g, best_w = w, any = true;
+    });
+    return best;
+  }
+
+  // Adds `from` into this, leaving `from` empty.
+  void absorb(GroupWeights& from) {
+    if (from.size() > size()) std::swap(*this, from);
+    from.for_each([&](uint32_t g, uint64_t w) { add(g, w); });
+    from = GroupWeights();
+  }
+
+ private:
+  bool used_ = false;
+  uint32_t group_ = 0;
+  uint64_t weight_ = 0;
+  std::unique_ptr<std::unordered_map<uint32_t, uint64_t>> many_;
+};
+
+// One level of a leaf's path under the root: its sort rank, its key and its kind.
+struct Level {
+  uint32_t rank;
+  uint32_t key;
+  FlameNode::Kind kind;
+  bool operator==(const Level& o) const { return rank == o.rank && kind == o.kind; }
+};
 
 class Builder {
  public:
-  Builder(FlameTree& tree) : tree_(tree) {}
+  Builder(FlameTree& tree, bool mixed_timing) : tree_(tree), mixed_(mixed_timing) {}
 
   // Opens the root.
   void start() {
     FlameNode root;
     root.kind = FlameNode::kAll;
-    tree_.nodes.push_back(root);
-    open_.push_back({0, 0});
-    maps_.resize(1);
+    push(root, Level{0, 0, FlameNode::kAll});
   }
 
-  // Makes the open path equal to `levels` (ranks and keys of each level under the root)
-  // and adds the weight to its last node.
-  void add(std::span<const std::pair<uint32_t, uint32_t>> levels,
-           std::span<const FlameNode::Kind> kinds, uint32_t group, uint64_t weight,
-           uint64_t timed) {
+  // Makes the open path equal to `levels` and adds the weight to its last node.
+  void add(std::span<const Level> levels, uint32_t group, uint64_t weight, uint64_t timed) {
     size_t common = 0;
     while (common < levels.size() && common + 1 < open_.size() &&
-           open_[common + 1].rank == levels[common].first &&
-           tree_.nodes[open_[common + 1].node].kind == kinds[common])
+           open_[common + 1].level == levels[common])
       ++common;
     close_to(common + 1);
     for (size_t i = common; i < levels.size(); ++i) {
       FlameNode n;
-      n.parent = open_.back().node;
-      n.key = levels[i].second;
-      n.kind = kinds[i];
+      n.key = levels[i].key;
+      n.kind = levels[i].kind;
       n.depth = static_cast<uint16_t>(open_.size());
       tree_.max_depth = std::max(tree_.max_depth, n.depth);
-      open_.push_back({static_cast<uint32_t>(tree_.nodes.size()), levels[i].first});
-      tree_.nodes.push_back(n);
-      if (maps_.size() < open_.size()) maps_.resize(open_.size());
+      push(n, levels[i]);
     }
-    FlameNode& last = tree_.nodes[open_.back().node];
-    last.weight += weight;
-    last.timed_weight += timed;
-    add_group(maps_[open_.size() - 1], group, weight);
+    uint32_t last = open_.back().node;
+    tree_.nodes[last].weight += weight;
+    if (mixed_) tree_.timed_weights[last] += timed;
+    groups_[open_.size() - 1].add(group, weight);
   }
 
   void finish() { close_to(0); }
@@ -97,33 +142,40 @@ class Builder {
  private:
   struct Open {
     uint32_t node;
-    uint32_t rank;
+    Level level;
   };
+
+  void push(const FlameNode& n, Level level) {
+    open_.push_back({static_cast<uint32_t>(tree_.nodes.size()), level});
+    tree_.nodes.push_back(n);
+    if (mixed_) tree_.timed_weights.push_back(0);
+    if (groups_.size() < open_.size()) groups_.resize(open_.size());
+  }
 
   // Closes the open nodes deeper than `depth` levels, passing their weights up.
   void close_to(size_t depth) {
     while (open_.size() > depth) {
       size_t d = open_.size() - 1;
-      FlameNode& n = tree_.nodes[open_[d].node];
+      uint32_t i = open_[d].node;
+      FlameNode& n = tree_.nodes[i];
       n.end = static_cast<uint32_t>(tree_.nodes.size());
-      GroupWeights& gw = maps_[d];
-      uint64_t best = 0;
-      for (auto& [g, w] : gw)
-        if (w > best || (w == best && g < n.group)) best = w, n.group = g;
+      n.group = groups_[d].heaviest();
       if (d > 0) {
-        FlameNode& p = tree_.nodes[open_[d - 1].node];
-        p.weight += n.weight;
-        p.timed_weight += n.timed_weight;
-        for (auto& [g, w] : gw) add_group(maps_[d - 1], g, w);
+        uint32_t p = open_[d - 1].node;
+        tree_.nodes[p].weight += n.weight;
+        if (mixed_) tree_.timed_weights[p] += tree_.timed_weights[i];
+        groups_[d - 1].absorb(groups_[d]);
+      } else {
+        groups_[d] = GroupWeights();
       }
-      gw.clear();
       open_.pop_back();
     }
   }
 
   FlameTree& tree_;
+  bool mixed_;
   std::vector<Open> open_;
-  std::vector<GroupWeights> maps_;  // by depth of the open path
+  std::vector<GroupWeights> groups_;  // by depth of the open path
 };
 
 }  // namespace
@@ -212,25 +264,44 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
     return fa.size() < fb.size();
   });
 
-  Builder b(tree);
-  b.start();
-  std::vector<std::pair<uint32_t, uint32_t>> levels;
-  std::vector<FlameNode::Kind> kinds;
+  // A leaf's levels under the root: the comm or group, then its frames root first.
   const FlameNode::Kind top_kind =
       options.root == FlameRoot::comm ? FlameNode::kComm : FlameNode::kGroup;
-  for (const Leaf& l : leaves) {
+  auto levels_of = [&](const Leaf& l, std::vector<Level>& levels) {
     levels.clear();
-    kinds.clear();
-    if (options.root != FlameRoot::none) {
-      levels.emplace_back(l.top, l.top_key);
-      kinds.push_back(top_kind);
-    }
+    if (options.root != FlameRoot::none) levels.push_back({l.top, l.top_key, top_kind});
     auto frames = st.stack(l.stack);
-    for (size_t i = frames.size(); i-- > 0 && levels.size() < kMaxDepth - 1;) {
-      levels.emplace_back(frame_rank[frames[i]], frames[i]);
-      kinds.push_back(FlameNode::kFrame);
-    }
-    b.add(levels, kinds, cls.group(l.stack), l.weight, l.timed);
+    for (size_t i = frames.size(); i-- > 0 && levels.size() < kMaxDepth - 1;)
+      levels.push_back({frame_rank[frames[i]], frames[i], FlameNode::kFrame});
+  };
+
+  // Count the nodes first, so that the tree is allocated once at its final size (a
+  // growing vector would briefly need three times the memory).
+  std::vector<Level> levels, previous;
+  size_t count = 1;
+  for (const Leaf& l : leaves) {
+    levels_of(l, levels);
+    size_t common = 0;
+    while (common < levels.size() && common < previous.size() && levels[common] == previous[common])
+      ++common;
+    count += levels.size() - common;
+    std::swap(levels, previous);
+  }
+  bool any_timed = false, any_untimed = false;
+  for (const Leaf& l : leaves) {
+    any_timed |= l.timed > 0;
+    any_untimed |= l.timed < l.weight;
+  }
+  tree.all_timed = any_timed && !any_untimed;
+  const bool mixed = any_timed && any_untimed;
+  tree.nodes.reserve(count);
+  if (mixed) tree.timed_weights.reserve(count);
+
+  Builder b(tree, mixed);
+  b.start();
+  for (const Leaf& l : leaves) {
+    levels_of(l, levels);
+    b.add(levels, cls.group(l.stack), l.weight, l.timed);
   }
   b.finish();
   return tree;

@@ -64,22 +64,37 @@ std::vector<Placed> place(const FlameTree& tree, double min_weight, FrameOrder o
 
 std::string percent(double x) { return fmt::format("{:.4f}%", x * 100); }
 
+// The colour keys with weight, heaviest first; past kMaxLegend, one line for the rest,
+// so that an input with thousands of groups still draws a small legend.
 void legend(Out out, const Palette& palette, unsigned width, size_t& rows) {
+  constexpr size_t kMaxLegend = 24;
   size_t columns = std::max<size_t>(1, width / kLegendColumn);
-  size_t i = 0;
-  fmt::format_to(out, "<g class=\"hs-legend\">\n");
-  for (const Palette::Key& k : palette.keys()) {
-    if (k.share <= 0) continue;
+  size_t i = 0, rest = 0;
+  double rest_share = 0;
+  auto entry = [&](const std::string& fill, const std::string& label) {
     double x = static_cast<double>(i % columns) / static_cast<double>(columns);
     unsigned y = kLegendY + static_cast<unsigned>(i / columns) * kLegendRow;
     fmt::format_to(out,
-                   "<g class=\"hs-key\"><rect x=\"{}\" y=\"{}\" width=\"12\" "
-                   "height=\"12\" fill=\"{}\" transform=\"translate(10,0)\"/><text x=\"{}\" "
-                   "dx=\"28\" y=\"{}\">{} {}</text></g>\n",
-                   percent(x), y, k.color.css(), percent(x), y + 10, xml_text(k.name),
-                   k.share < 0.001 ? std::string("&lt;0.1%") : fmt::format("{:.1f}%", k.share * 100));
+                   "<g class=\"hs-key\"><rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" "
+                   "fill=\"{}\" transform=\"translate(10,0)\"/><text x=\"{}\" dx=\"28\" "
+                   "y=\"{}\">{}</text></g>\n",
+                   percent(x), y, fill, percent(x), y + 10, label);
     ++i;
+  };
+  auto share = [](double s) {
+    return s < 0.001 ? std::string("&lt;0.1%") : fmt::format("{:.1f}%", s * 100);
+  };
+  fmt::format_to(out, "<g class=\"hs-legend\">\n");
+  for (const Palette::Key& k : palette.keys()) {
+    if (k.share <= 0) continue;
+    if (i < kMaxLegend) {
+      entry(k.color.css(), xml_text(k.name) + " " + share(k.share));
+    } else {
+      ++rest;
+      rest_share += k.share;
+    }
   }
+  if (rest) entry("none", fmt::format("{} more {}", rest, share(rest_share)));
   fmt::format_to(out, "</g>\n");
   rows = (i + columns - 1) / columns;
 }
@@ -162,10 +177,12 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
                  kTitleY, kTitleY);
   svg += legend_svg;
 
-  // The group names the script shows in tooltips, by group index.
+  // The group names the script shows in tooltips, for the groups of the frames drawn.
+  std::vector<bool> named(cls.groups.size(), false);
+  for (const Placed& p : placed) named[tree.nodes[p.node].group] = true;
   fmt::format_to(out, "<g class=\"hs-groups\" display=\"none\">");
-  for (const GroupSummary& g : sum.groups)
-    fmt::format_to(out, "<text data-g=\"{}\">{}</text>", g.group, xml_text(cls.groups[g.group].name));
+  for (uint32_t g = 0; g < cls.groups.size(); ++g)
+    if (named[g]) fmt::format_to(out, "<text data-g=\"{}\">{}</text>", g, xml_text(cls.groups[g].name));
   fmt::format_to(out, "</g>\n");
 
   if (total == 0)
@@ -198,7 +215,7 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
                                   : frames_top + (depth - n.depth) * FlameLayout::kFrameHeight;
     fmt::format_to(out, "<g class=\"{}\" data-o=\"{}\" data-s=\"{}\" data-d=\"{}\" data-g=\"{}\"",
                    cls_name, p.offset, n.weight, n.depth, n.group);
-    if (tree.rounds) fmt::format_to(out, " data-t=\"{}\"", n.timed_weight);
+    if (tree.rounds) fmt::format_to(out, " data-t=\"{}\"", tree.timed_weight(p.node));
     if (!module.empty()) {
       svg += " data-m=\"";
       append_xml(svg, module);

@@ -24,17 +24,15 @@ struct FlameTreeOptions {
   FlameRoot root = FlameRoot::none;
 };
 
+// 24 bytes: a 100 MB input merges into a few million nodes.
 struct FlameNode {
   enum Kind : uint8_t { kAll, kComm, kGroup, kFrame };
-  static constexpr uint32_t kNone = UINT32_MAX;
-  uint32_t parent = kNone;  // kNone for the root
-  uint32_t end = 0;         // one past the last node of this node's subtree
-  uint32_t key = 0;         // frame: a FrameId; comm: a StrId; group: a group index
-  uint32_t group = 0;       // the wait group holding most of this node's weight
-  uint16_t depth = 0;       // 0 for the root
+  uint32_t end = 0;     // one past the last node of this node's subtree
+  uint32_t key = 0;     // frame: a FrameId; comm: a StrId; group: a group index
+  uint32_t group = 0;   // the wait group holding most of this node's weight
+  uint16_t depth = 0;   // 0 for the root
   Kind kind = kFrame;
-  uint64_t weight = 0;        // of every sample through this node
-  uint64_t timed_weight = 0;  // of the samples of timed sources (average blocked threads)
+  uint64_t weight = 0;  // of every sample through this node
 };
 
 // Nodes in depth-first order: node 0 is the root, node i's subtree is [i, end), its
@@ -43,8 +41,16 @@ struct FlameNode {
 struct FlameTree {
   std::vector<FlameNode> nodes;
   FlameRoot root = FlameRoot::none;
-  uint64_t rounds = 0;       // timed rounds: average blocked threads = timed_weight / rounds
+  uint64_t rounds = 0;  // timed rounds: average blocked threads = timed_weight(i) / rounds
   uint16_t max_depth = 0;
+
+  // The weight of the samples of timed inputs through node i. Kept apart, and only when
+  // the inputs mix timed and untimed sources; otherwise it is all or none of the weight.
+  uint64_t timed_weight(uint32_t i) const {
+    return !timed_weights.empty() ? timed_weights[i] : all_timed ? nodes[i].weight : 0;
+  }
+  std::vector<uint64_t> timed_weights;
+  bool all_timed = false;
 
   bool has_child(uint32_t i) const { return i + 1 < nodes[i].end; }
   // The node's own name: the frame's function, the command, the group, or "all".

@@ -79,9 +79,10 @@ TEST(FlameTree, MergesPrefixesRootFirstWithSiblingsAlphabetical) {
   EXPECT_EQ(weights, (std::vector<uint64_t>{6, 3, 3, 2, 1, 3}));
   EXPECT_EQ(t.nodes[0].end, 6u);
   EXPECT_EQ(t.nodes[1].end, 5u);  // a's subtree: a, b, c, d
-  EXPECT_EQ(t.nodes[3].parent, 2u);
-  EXPECT_EQ(t.nodes[4].parent, 2u);
-  EXPECT_EQ(t.nodes[5].parent, 0u);
+  EXPECT_EQ(t.nodes[2].end, 5u);  // b's: b, c, d
+  EXPECT_EQ(t.nodes[3].end, 4u);  // c is a leaf, d its next sibling
+  EXPECT_FALSE(t.has_child(3));
+  EXPECT_TRUE(t.has_child(2));
   EXPECT_EQ(t.max_depth, 3);
   EXPECT_EQ(t.nodes[3].depth, 3);
 }
@@ -133,7 +134,37 @@ TEST(FlameTree, TimedWeightGivesAverageBlockedThreads) {
   }
   Analysis a = m.analyse();
   EXPECT_EQ(a.flame.rounds, 4u);
-  EXPECT_EQ(a.flame.nodes[0].timed_weight, 6u);  // 6 / 4 rounds = 1.5 threads
+  EXPECT_EQ(a.flame.timed_weight(0), 6u);  // 6 / 4 rounds = 1.5 threads
+  EXPECT_EQ(a.flame.timed_weight(2), 6u);
+}
+
+TEST(FlameTree, MixedTimedAndUntimedInputsKeepTimedWeightApart) {
+  MadeCapture m(true, "timed.capture");
+  StackId s = m.stack("a;b", 0);
+  uint32_t round = m.round();
+  m.sample(s, 1, round);
+  m.sample(m.stack("a;c", 0), 1, round);
+  m.next_input(false, "dump.txt");
+  m.sample(s, 5);
+  Analysis an = m.analyse();
+  const FlameTree& t = an.flame;
+  ASSERT_EQ(names_in_order(t, m), (std::vector<std::string>{"all", "a", "b", "c"}));
+  EXPECT_EQ(t.nodes[2].weight, 6u);
+  EXPECT_EQ(t.timed_weight(2), 1u);
+  EXPECT_EQ(t.timed_weight(3), 1u);
+  EXPECT_EQ(t.timed_weight(0), 2u);
+}
+
+TEST(FlameTree, ManyGroupsMeetingAtTheRootStayExact) {
+  MadeCapture m;
+  // 300 groups of one stack each under one frame; group 7 is the heaviest.
+  for (uint32_t i = 0; i < 300; ++i) {
+    uint32_t g = m.group("g" + std::to_string(i), "s");
+    m.sample(m.stack("entry;f" + std::to_string(i), g), i == 6 ? 1000 : 1 + i % 5);
+  }
+  Analysis a = m.analyse();
+  EXPECT_EQ(a.flame.nodes[1].group, 7u);  // group 0 is MadeCapture's "other"
+  EXPECT_EQ(a.flame.nodes[0].group, 7u);
 }
 
 TEST(Timeline, BlockedPerGroupPerRoundAndOnset) {
