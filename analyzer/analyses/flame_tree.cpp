@@ -102,7 +102,6 @@ struct Level {
   uint32_t rank;
   uint32_t key;
   FlameNode::Kind kind;
-  bool operator==(const Level& o) const { return rank == o.rank && kind == o.kind; }
 };
 
 class Builder {
@@ -116,20 +115,20 @@ class Builder {
     push(root, Level{0, 0, FlameNode::kAll});
   }
 
-  // Makes the open path equal to `levels` and adds the weight to its last node.
-  void add(std::span<const Level> levels, uint32_t group, uint64_t weight, uint64_t timed) {
-    size_t common = 0;
-    while (common < levels.size() && common + 1 < open_.size() &&
-           open_[common + 1].level == levels[common])
-      ++common;
+  // Keeps the first `common` levels of the open path, opens levels [common, n) given by
+  // `level(i)`, and adds the weight to the last node.
+  template <typename LevelOf>
+  void add(size_t common, size_t n, LevelOf level, uint32_t group, uint64_t weight,
+           uint64_t timed) {
     close_to(common + 1);
-    for (size_t i = common; i < levels.size(); ++i) {
-      FlameNode n;
-      n.key = levels[i].key;
-      n.kind = levels[i].kind;
-      n.depth = static_cast<uint16_t>(open_.size());
-      tree_.max_depth = std::max(tree_.max_depth, n.depth);
-      push(n, levels[i]);
+    for (size_t i = common; i < n; ++i) {
+      Level l = level(i);
+      FlameNode node;
+      node.key = l.key;
+      node.kind = l.kind;
+      node.depth = static_cast<uint16_t>(open_.size());
+      tree_.max_depth = std::max(tree_.max_depth, node.depth);
+      push(node, l);
     }
     uint32_t last = open_.back().node;
     tree_.nodes[last].weight += weight;
@@ -265,27 +264,34 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
   });
 
   // A leaf's levels under the root: the comm or group, then its frames root first.
+  const bool has_top = options.root != FlameRoot::none;
   const FlameNode::Kind top_kind =
       options.root == FlameRoot::comm ? FlameNode::kComm : FlameNode::kGroup;
-  auto levels_of = [&](const Leaf& l, std::vector<Level>& levels) {
-    levels.clear();
-    if (options.root != FlameRoot::none) levels.push_back({l.top, l.top_key, top_kind});
+  auto level_count = [&](const Leaf& l) {
+    return std::min(st.stack(l.stack).size() + has_top, kMaxDepth - 1);
+  };
+  auto level = [&](const Leaf& l, size_t i) -> Level {
+    if (has_top && i == 0) return {l.top, l.top_key, top_kind};
     auto frames = st.stack(l.stack);
-    for (size_t i = frames.size(); i-- > 0 && levels.size() < kMaxDepth - 1;)
-      levels.push_back({frame_rank[frames[i]], frames[i], FlameNode::kFrame});
+    FrameId f = frames[frames.size() - 1 - (i - has_top)];
+    return {frame_rank[f], f, FlameNode::kFrame};
+  };
+  // Levels shared with the previous leaf: where the open path is kept.
+  auto shared = [&](const Leaf& a, const Leaf& b) -> size_t {
+    if (has_top && a.top != b.top) return 0;
+    auto fa = st.stack(a.stack), fb = st.stack(b.stack);
+    size_t n = std::min({fa.size(), fb.size(), kMaxDepth - 1 - has_top}), i = 0;
+    while (i < n && frame_rank[fa[fa.size() - 1 - i]] == frame_rank[fb[fb.size() - 1 - i]]) ++i;
+    return i + has_top;
   };
 
   // Count the nodes first, so that the tree is allocated once at its final size (a
   // growing vector would briefly need three times the memory).
-  std::vector<Level> levels, previous;
+  std::vector<uint16_t> common(leaves.size(), 0);
   size_t count = 1;
-  for (const Leaf& l : leaves) {
-    levels_of(l, levels);
-    size_t common = 0;
-    while (common < levels.size() && common < previous.size() && levels[common] == previous[common])
-      ++common;
-    count += levels.size() - common;
-    std::swap(levels, previous);
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    if (k) common[k] = static_cast<uint16_t>(shared(leaves[k - 1], leaves[k]));
+    count += level_count(leaves[k]) - common[k];
   }
   bool any_timed = false, any_untimed = false;
   for (const Leaf& l : leaves) {
@@ -299,9 +305,10 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
 
   Builder b(tree, mixed);
   b.start();
-  for (const Leaf& l : leaves) {
-    levels_of(l, levels);
-    b.add(levels, cls.group(l.stack), l.weight, l.timed);
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    const Leaf& l = leaves[k];
+    b.add(common[k], level_count(l), [&](size_t i) { return level(l, i); }, cls.group(l.stack),
+          l.weight, l.timed);
   }
   b.finish();
   return tree;

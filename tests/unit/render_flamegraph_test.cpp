@@ -320,6 +320,15 @@ TEST(FlameSvg, ColoursByWaitGroupWithLegendOrBySubsystem) {
             hue(frame_attr(by_subsystem, "wait_space", "fill")));
 }
 
+TEST(FlameSvg, LegendStaysSmallWithManyGroups) {
+  MadeCapture m;
+  for (int i = 0; i < 40; ++i)
+    m.sample(m.stack("entry;f" + std::to_string(i), m.group("g" + std::to_string(i), "s")), 1);
+  std::string svg = svg_of(m);
+  EXPECT_EQ(count(svg, "<g class=\"hs-key\">"), 25u);  // 24 groups and one line for the rest
+  EXPECT_NE(svg.find(">16 more 40.0%</text>"), std::string::npos);
+}
+
 TEST(FlameSvg, UserFramesAreMarkedAndPale) {
   MadeCapture m;
   uint32_t g = m.group("vfs:rename-lock", "vfs");
