@@ -11,13 +11,19 @@
 //                                                      for flamegraph.pl side by side
 //   hangscope_flamegraph_bench --svg FILE              analyse and render once, timed
 //                                                      (what bench/flamegraph-vs-perl.sh runs)
+//
+// BM_ReadFoldedAndRenderSvg reads the folded file itself through read_input(): it is
+// skipped until a reader of folded stacks is part of hangscope, and then measures the
+// whole pipeline with no change here.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "hangscope/analysis.hpp"
 #include "hangscope/ingest.hpp"
@@ -113,6 +119,46 @@ void BM_RenderSvgOnly(benchmark::State& state) {
 }
 BENCHMARK(BM_RenderSvgOnly)->Unit(benchmark::kMillisecond)->Iterations(3);
 
+int write_folded(const char* path);
+
+// The whole pipeline from the folded file itself, once hangscope reads folded stacks:
+// skipped (with the reason) while no reader recognises the file.
+struct FoldedFile {
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("hangscope-bench-" + std::to_string(getpid()) + ".folded"))
+                         .string();
+  bool ok = write_folded(path.c_str()) == 0;
+  ~FoldedFile() {
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+};
+
+void BM_ReadFoldedAndRenderSvg(benchmark::State& state) {
+  static const FoldedFile file;
+  const std::string& path = file.path;
+  if (!file.ok) {
+    state.SkipWithError("cannot write the folded file");
+    return;
+  }
+  size_t out = 0;
+  for (auto _ : state) {
+    Capture c;
+    try {
+      read_input(path, "", c);
+    } catch (const InputError& e) {
+      state.SkipWithError((std::string("no reader for folded stacks in this build: ") + e.what()).c_str());
+      return;
+    }
+    Analysis a = analyze(c);
+    out = find_renderer("svg")->render(Report{c, a}, RenderOptions{}).size();
+  }
+  state.counters["input_MB"] = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
+  state.counters["svg_MB"] = static_cast<double>(out) / 1e6;
+  state.counters["peak_rss_MB"] = peak_rss_mb();
+}
+BENCHMARK(BM_ReadFoldedAndRenderSvg)->Unit(benchmark::kMillisecond)->Iterations(1);
+
 int write_folded(const char* path) {
   std::ofstream out(path, std::ios::binary);
   bench::KernelStacks gen;
@@ -133,7 +179,7 @@ int write_folded(const char* path) {
     std::perror(path);
     return 1;
   }
-  std::printf("wrote %s: %.1f MB of folded stacks\n", path, static_cast<double>(bytes) / 1e6);
+  std::fprintf(stderr, "wrote %s: %.1f MB of folded stacks\n", path, static_cast<double>(bytes) / 1e6);
   return 0;
 }
 
