@@ -17,13 +17,13 @@
 // whole pipeline with no change here.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "hangscope/analysis.hpp"
 #include "hangscope/ingest.hpp"
@@ -81,7 +81,8 @@ void counters(benchmark::State& state, const Input& in) {
   state.counters["input_MB"] = static_cast<double>(in.folded_bytes) / 1e6;
   state.counters["stacks"] = static_cast<double>(in.stacks);
   state.counters["peak_rss_MB"] = peak_rss_mb();
-  state.counters["rss_per_input"] = peak_rss_mb() * 1024 * 1024 / static_cast<double>(in.folded_bytes);
+  state.counters["rss_per_input"] =
+      peak_rss_mb() * 1024 * 1024 / static_cast<double>(in.folded_bytes);
 }
 
 void BM_AnalyzeAndRenderSvg(benchmark::State& state) {
@@ -147,7 +148,8 @@ void BM_ReadFoldedAndRenderSvg(benchmark::State& state) {
     try {
       read_input(path, "", c);
     } catch (const InputError& e) {
-      state.SkipWithError((std::string("no reader for folded stacks in this build: ") + e.what()).c_str());
+      state.SkipWithError(
+          (std::string("no reader for folded stacks in this build: ") + e.what()).c_str());
       return;
     }
     Analysis a = analyze(c);
@@ -179,7 +181,8 @@ int write_folded(const char* path) {
     std::perror(path);
     return 1;
   }
-  std::fprintf(stderr, "wrote %s: %.1f MB of folded stacks\n", path, static_cast<double>(bytes) / 1e6);
+  std::fprintf(stderr, "wrote %s: %.1f MB of folded stacks\n", path,
+               static_cast<double>(bytes) / 1e6);
   return 0;
 }
 

@@ -23,19 +23,22 @@ class KernelStacks {
  public:
   explicit KernelStacks(uint64_t seed = 20251130) : rng_(seed) {
     static const char* const subsystems[] = {
-        "ext4", "jbd2", "ovl", "vfs", "xfs", "btrfs", "nfs", "blk", "bio", "mm", "filemap",
-        "folio", "page", "shmem", "tcp", "sock", "inet", "net", "cgroup", "sched", "futex",
-        "rwsem", "mutex", "dquot", "fuse", "iomap", "writeback", "dm", "md", "scsi", "nvme",
-        "kernfs", "sysfs", "proc", "seq", "pipe", "epoll", "aio", "io_uring", "audit"};
+        "ext4",  "jbd2",  "ovl",       "vfs",   "xfs",   "btrfs", "nfs",      "blk",
+        "bio",   "mm",    "filemap",   "folio", "page",  "shmem", "tcp",      "sock",
+        "inet",  "net",   "cgroup",    "sched", "futex", "rwsem", "mutex",    "dquot",
+        "fuse",  "iomap", "writeback", "dm",    "md",    "scsi",  "nvme",     "kernfs",
+        "sysfs", "proc",  "seq",       "pipe",  "epoll", "aio",   "io_uring", "audit"};
     static const char* const verbs[] = {
-        "read", "write", "lookup", "create", "unlink", "rename", "sync", "flush", "commit",
-        "start", "stop", "wait", "lock", "unlock", "alloc", "free", "map", "unmap", "submit",
-        "complete", "queue", "dispatch", "get", "put", "iter", "fill", "evict", "dirty",
-        "release", "open", "close", "truncate", "fallocate", "copy_up", "mark", "journal"};
+        "read",      "write",   "lookup", "create",   "unlink",  "rename",   "sync",  "flush",
+        "commit",    "start",   "stop",   "wait",     "lock",    "unlock",   "alloc", "free",
+        "map",       "unmap",   "submit", "complete", "queue",   "dispatch", "get",   "put",
+        "iter",      "fill",    "evict",  "dirty",    "release", "open",     "close", "truncate",
+        "fallocate", "copy_up", "mark",   "journal"};
     static const char* const nouns[] = {
-        "inode", "dentry", "page", "folio", "buffer", "handle", "transaction", "extent",
-        "block", "request", "bio", "range", "pages", "entry", "node", "tree", "metadata",
-        "data", "super", "file", "dir", "cache", "credits", "log", "checkpoint", "sb"};
+        "inode",  "dentry",  "page",     "folio",      "buffer", "handle", "transaction",
+        "extent", "block",   "request",  "bio",        "range",  "pages",  "entry",
+        "node",   "tree",    "metadata", "data",       "super",  "file",   "dir",
+        "cache",  "credits", "log",      "checkpoint", "sb"};
     std::uniform_int_distribution<size_t> s(0, std::size(subsystems) - 1),
         v(0, std::size(verbs) - 1), n(0, std::size(nouns) - 1), prefix(0, 5);
     std::unordered_set<std::string> seen;
@@ -50,13 +53,14 @@ class KernelStacks {
     for (const char* e : {"entry_SYSCALL_64_after_hwframe", "do_syscall_64", "ret_from_fork_asm",
                           "ret_from_fork", "kthread", "worker_thread", "process_one_work"})
       fixed_.emplace_back(e);
-    for (const char* w : {"io_schedule", "rwsem_down_write_slowpath", "rwsem_down_read_slowpath",
-                          "__mutex_lock.constprop.0", "jbd2_log_wait_commit", "folio_wait_bit",
-                          "wait_transaction_locked", "__wait_on_buffer", "schedule_timeout",
-                          "do_get_write_access"})
+    for (const char* w :
+         {"io_schedule", "rwsem_down_write_slowpath", "rwsem_down_read_slowpath",
+          "__mutex_lock.constprop.0", "jbd2_log_wait_commit", "folio_wait_bit",
+          "wait_transaction_locked", "__wait_on_buffer", "schedule_timeout", "do_get_write_access"})
       waits_.emplace_back(w);
     for (size_t i = 0; i < kSyscalls; ++i)
-      syscalls_.push_back("__x64_sys_" + names_[i % names_.size()].substr(0, 12) + std::to_string(i));
+      syscalls_.push_back("__x64_sys_" + names_[i % names_.size()].substr(0, 12) +
+                          std::to_string(i));
   }
 
   // Calls `sink` with distinct stacks until `folded_bytes` of folded text (as
@@ -93,7 +97,8 @@ class KernelStacks {
       st.root_first.push_back(&names_[(f % kBlockers) * 97 % names_.size()]);
       st.root_first.push_back(&waits_[wait(rng_)]);
       uint64_t h = 1469598103934665603ull;
-      for (const std::string* s : st.root_first) h = (h ^ reinterpret_cast<uintptr_t>(s)) * 1099511628211ull;
+      for (const std::string* s : st.root_first)
+        h = (h ^ reinterpret_cast<uintptr_t>(s)) * 1099511628211ull;
       if (!hashes.insert(h).second) continue;
       st.weight = 1 + count(rng_);
       for (const std::string* s : st.root_first) made += s->size() + 1;

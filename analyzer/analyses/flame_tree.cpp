@@ -3,13 +3,13 @@
 // tree comes out in depth-first order with siblings already alphabetical, and merging
 // is a walk that compares each path with the previous one: no per-node hash map, and
 // memory proportional to the merged tree rather than to the samples.
+#include "hangscope/flame_tree.hpp"
+
 #include <algorithm>
 #include <memory>
 #include <numeric>
 #include <span>
 #include <unordered_map>
-
-#include "hangscope/flame_tree.hpp"
 
 namespace hangscope {
 
@@ -22,7 +22,8 @@ template <typename Key, typename Less, typename Equal>
 std::vector<uint32_t> ranks(size_t n, Key key, Less less, Equal equal) {
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return less(key(a), key(b)); });
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return less(key(a), key(b)); });
   std::vector<uint32_t> rank(n);
   uint32_t r = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -34,7 +35,7 @@ std::vector<uint32_t> ranks(size_t n, Key key, Less less, Equal equal) {
 
 // One distinct path: the key under the root (a comm or a group, by rank) and a stack.
 struct Leaf {
-  uint32_t top = 0;  // rank of the comm or group; 0 when the root option is none
+  uint32_t top = 0;      // rank of the comm or group; 0 when the root option is none
   uint32_t top_key = 0;  // the StrId or group index itself
   StackId stack = 0;
   uint64_t weight = 0;
@@ -247,8 +248,8 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
       if (weight[s] == 0) continue;
       uint32_t g = cls.group(s);
       bool by_group = options.root == FlameRoot::group;
-      leaves.push_back({by_group ? group_rank[g] : 0, by_group ? g : 0, s, weight[s],
-                        timed_weight[s]});
+      leaves.push_back(
+          {by_group ? group_rank[g] : 0, by_group ? g : 0, s, weight[s], timed_weight[s]});
     }
   }
 
@@ -307,8 +308,9 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
   b.start();
   for (size_t k = 0; k < leaves.size(); ++k) {
     const Leaf& l = leaves[k];
-    b.add(common[k], level_count(l), [&](size_t i) { return level(l, i); }, cls.group(l.stack),
-          l.weight, l.timed);
+    b.add(
+        common[k], level_count(l), [&](size_t i) { return level(l, i); }, cls.group(l.stack),
+        l.weight, l.timed);
   }
   b.finish();
   return tree;

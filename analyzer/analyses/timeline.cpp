@@ -1,8 +1,8 @@
 // Builds the timeline: a dense rounds x groups table of blocked weight. Rounds of the
 // timed inputs only; dumps have no rounds and so no timeline.
-#include <algorithm>
-
 #include "hangscope/timeline.hpp"
+
+#include <algorithm>
 
 namespace hangscope {
 

@@ -182,12 +182,14 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
   for (const Placed& p : placed) named[tree.nodes[p.node].group] = true;
   fmt::format_to(out, "<g class=\"hs-groups\" display=\"none\">");
   for (uint32_t g = 0; g < cls.groups.size(); ++g)
-    if (named[g]) fmt::format_to(out, "<text data-g=\"{}\">{}</text>", g, xml_text(cls.groups[g].name));
+    if (named[g])
+      fmt::format_to(out, "<text data-g=\"{}\">{}</text>", g, xml_text(cls.groups[g].name));
   fmt::format_to(out, "</g>\n");
 
   if (total == 0)
-    fmt::format_to(out, "<text class=\"hs-empty\" x=\"50%\" y=\"{}\">no blocked tasks were seen</text>\n",
-                   frames_top + 12);
+    fmt::format_to(
+        out, "<text class=\"hs-empty\" x=\"50%\" y=\"{}\">no blocked tasks were seen</text>\n",
+        frames_top + 12);
   fmt::format_to(out, "<g class=\"hs-frames\">\n");
   const StackTable& st = capture.stacks;
   for (const Placed& p : placed) {
@@ -223,12 +225,14 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
     }
     svg += "><title>";
     append_xml(svg, name);
-    fmt::format_to(out, "\n{} {} ({:.2f}%)</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
-                   n.weight, sum.weight_unit, w * 100, percent(x), y, percent(w),
-                   FlameLayout::kFrameHeight - 1, fill);
+    fmt::format_to(
+        out,
+        "\n{} {} ({:.2f}%)</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
+        n.weight, sum.weight_unit, w * 100, percent(x), y, percent(w),
+        FlameLayout::kFrameHeight - 1, fill);
     const double px = w * width;
-    std::string label = fit_label(
-        name, px > 6 ? static_cast<size_t>((px - 6) / FlameLayout::kCharWidth) : 0);
+    std::string label =
+        fit_label(name, px > 6 ? static_cast<size_t>((px - 6) / FlameLayout::kCharWidth) : 0);
     fmt::format_to(out, "<text x=\"{}\" dx=\"3\" y=\"{}\">", percent(x), y + 11);
     append_xml(svg, label);
     svg += "</text></g>\n";

@@ -117,7 +117,8 @@ std::string draw_layered(const PictureGraph& g) {
         for (uint32_t w : nb) sum += pos[w];
         key[v] = nb.empty() ? pos[v] : sum / static_cast<double>(nb.size());
       }
-      std::stable_sort(row.begin(), row.end(), [&](uint32_t a, uint32_t b) { return key[a] < key[b]; });
+      std::stable_sort(row.begin(), row.end(),
+                       [&](uint32_t a, uint32_t b) { return key[a] < key[b]; });
       number(row);
     }
   }
@@ -145,9 +146,8 @@ std::string draw_layered(const PictureGraph& g) {
     }
   }
   const double total_w = width + 2 * kMargin;
-  const double total_h =
-      2 * kMargin + static_cast<double>(layers) * kNodeHeight +
-      static_cast<double>(layers ? layers - 1 : 0) * kLayerGap;
+  const double total_h = 2 * kMargin + static_cast<double>(layers) * kNodeHeight +
+                         static_cast<double>(layers ? layers - 1 : 0) * kLayerGap;
 
   std::string svg;
   auto out = std::back_inserter(svg);
@@ -173,7 +173,8 @@ std::string draw_layered(const PictureGraph& g) {
     double stroke = heaviest > 0 ? 1 + 4 * pe.weight / heaviest : 1;
     fmt::format_to(out,
                    "<path class=\"hs-edge\" d=\"M{:.1f},{:.1f}C{:.1f},{:.1f} {:.1f},{:.1f} "
-                   "{:.1f},{:.1f}\" fill=\"none\" stroke=\"#444\" stroke-width=\"{:.2f}\" {}=\"url(#hs-arrow)\"/>\n",
+                   "{:.1f},{:.1f}\" fill=\"none\" stroke=\"#444\" stroke-width=\"{:.2f}\" "
+                   "{}=\"url(#hs-arrow)\"/>\n",
                    x1, y1, x1, mid, x2, mid, x2, y2, stroke,
                    reversed ? "marker-start" : "marker-end");
     if (!pe.label.empty())
@@ -188,14 +189,15 @@ std::string draw_layered(const PictureGraph& g) {
                    x[v], y[v], w[v], kNodeHeight, render::xml_text(node.fill));
     double cx = x[v] + w[v] / 2;
     if (node.detail.empty()) {
-      fmt::format_to(out, "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>",
-                     cx, y[v] + 22, render::xml_text(node.label));
+      fmt::format_to(out, "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>", cx,
+                     y[v] + 22, render::xml_text(node.label));
     } else {
-      fmt::format_to(out,
-                     "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>"
-                     "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#333\">{}</text>",
-                     cx, y[v] + 15, render::xml_text(node.label), cx, y[v] + 29,
-                     render::xml_text(node.detail));
+      fmt::format_to(
+          out,
+          "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>"
+          "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\" fill=\"#333\">{}</text>",
+          cx, y[v] + 15, render::xml_text(node.label), cx, y[v] + 29,
+          render::xml_text(node.detail));
     }
     svg += "</g>\n";
   }

@@ -25,8 +25,8 @@ using Out = std::back_insert_iterator<std::string>;
 // threads, fill: palette.group_color(group).hex() for a group), one PictureEdge per
 // edge (from the waiter to what it waits on, weight: the waiters' blocked threads),
 // and return true; draw_graph() lays it out with dot or the built-in layout.
-bool waits_on_picture(const Report& /*report*/, const Palette& /*palette*/,
-                      PictureGraph& /*graph*/, std::string& why_not) {
+bool waits_on_picture(const Report& /*report*/, const Palette& /*palette*/, PictureGraph& /*graph*/,
+                      std::string& why_not) {
   why_not =
       "No waits-on graph: this version of hangscope does not compute the waits-on graph "
       "yet, so there is nothing to draw.";
@@ -44,7 +44,8 @@ std::string verdict(const Report& r) {
   if (sum.groups.empty()) return "No blocked tasks were seen.";
   const GroupSummary& top = sum.groups.front();
   const WaitGroup& wg = r.classification().groups[top.group];
-  std::string groups = fmt::format("{} wait group{}", sum.groups.size(), sum.groups.size() == 1 ? "" : "s");
+  std::string groups =
+      fmt::format("{} wait group{}", sum.groups.size(), sum.groups.size() == 1 ? "" : "s");
   std::string largest = fmt::format("{} ({}: waits for {})", wg.name, wg.title, wg.resource);
   if (sum.timed) {
     double avg = 0;
@@ -70,10 +71,13 @@ void inputs(Out out, const Capture& c) {
   fmt::format_to(out, "</ul>\n");
   for (const SourceInfo& s : c.sources) {
     if (s.truncated)
-      fmt::format_to(out, "<p class=\"warn\">{}: the capture was cut short (no end record); the "
-                          "report covers its complete rounds.</p>\n", xml_text(s.path));
+      fmt::format_to(out,
+                     "<p class=\"warn\">{}: the capture was cut short (no end record); the "
+                     "report covers its complete rounds.</p>\n",
+                     xml_text(s.path));
     if (s.skipped_lines)
-      fmt::format_to(out, "<p class=\"warn\">{}: skipped {} line{} not understood (first at {}).</p>\n",
+      fmt::format_to(out,
+                     "<p class=\"warn\">{}: skipped {} line{} not understood (first at {}).</p>\n",
                      xml_text(s.path), s.skipped_lines, s.skipped_lines == 1 ? "" : "s",
                      xml_text(s.first_skipped));
   }
@@ -94,10 +98,11 @@ void group_table(Out out, const Report& r, const Palette& group_colors) {
                  sum.timed ? "avg blocked" : xml_text(sum.weight_unit));
   for (const GroupSummary& g : sum.groups) {
     const WaitGroup& wg = r.classification().groups[g.group];
-    std::string amount = sum.timed ? fmt::format("{:.2f}", g.avg_blocked) : fmt::format("{}", g.weight);
-    std::string longest = g.longest_s > 0
-                              ? fmt::format("{:.2f} s {}", g.longest_s, task_label(r.capture, g.longest_task))
-                              : "-";
+    std::string amount =
+        sum.timed ? fmt::format("{:.2f}", g.avg_blocked) : fmt::format("{}", g.weight);
+    std::string longest = g.longest_s > 0 ? fmt::format("{:.2f} s {}", g.longest_s,
+                                                        task_label(r.capture, g.longest_task))
+                                          : "-";
     fmt::format_to(out,
                    "<tr><td><span class=\"swatch\" style=\"background:{}\"></span></td>"
                    "<td title=\"{}\">{}</td><td>{}</td><td class=\"num\">{}</td>"
@@ -118,7 +123,8 @@ void group_table(Out out, const Report& r, const Palette& group_colors) {
                    xml_text(wg.title), xml_text(wg.resource));
     for (const StackSummary& s : g.top_stacks) {
       std::string who;
-      for (const TaskExample& e : s.examples) who += (who.empty() ? "e.g. " : ", ") + task_label(r.capture, e);
+      for (const TaskExample& e : s.examples)
+        who += (who.empty() ? "e.g. " : ", ") + task_label(r.capture, e);
       fmt::format_to(out, "<p>{} {} ({:.1f}%) {}</p><pre>", s.weight, xml_text(sum.weight_unit),
                      sum.total_weight ? 100.0 * s.weight / sum.total_weight : 0.0, xml_text(who));
       for (FrameId f : st.stack(s.stack)) {
@@ -188,8 +194,9 @@ std::string HtmlRenderer::render(const Report& r, const RenderOptions& opt) cons
   RenderOptions flame_opt = opt;
   flame_opt.width = 0;  // the page decides the width
   html += flame_svg(r, flame_opt, false);
-  fmt::format_to(out, "</section>\n<footer>hangscope {}</footer>\n<script>\n{}</script>\n</body></html>\n",
-                 xml_text(opt.version), assets::flamegraph_js);
+  fmt::format_to(
+      out, "</section>\n<footer>hangscope {}</footer>\n<script>\n{}</script>\n</body></html>\n",
+      xml_text(opt.version), assets::flamegraph_js);
   return html;
 }
 

@@ -39,12 +39,18 @@ std::string Hsl::hex() const {
   double hp = (h % 360) / 60.0;
   double x = c * (1 - std::abs(std::fmod(hp, 2) - 1));
   double r = 0, g = 0, b = 0;
-  if (hp < 1) r = c, g = x;
-  else if (hp < 2) r = x, g = c;
-  else if (hp < 3) g = c, b = x;
-  else if (hp < 4) g = x, b = c;
-  else if (hp < 5) r = x, b = c;
-  else r = c, b = x;
+  if (hp < 1)
+    r = c, g = x;
+  else if (hp < 2)
+    r = x, g = c;
+  else if (hp < 3)
+    g = c, b = x;
+  else if (hp < 4)
+    g = x, b = c;
+  else if (hp < 5)
+    r = x, b = c;
+  else
+    r = c, b = x;
   double m = light - c / 2;
   auto byte = [&](double v) { return static_cast<int>(std::lround((v + m) * 255)); };
   return fmt::format("#{:02x}{:02x}{:02x}", byte(r), byte(g), byte(b));

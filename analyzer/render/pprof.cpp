@@ -127,7 +127,9 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
       auto* mp = p.add_mapping();
       mp->set_id(m->second);
       std::string_view mod = st.module(f);
-      mp->set_filename(str(!mod.empty() ? mod : fr.kind == FrameKind::kernel ? "[kernel.kallsyms]" : "[user]"));
+      mp->set_filename(str(!mod.empty()                   ? mod
+                           : fr.kind == FrameKind::kernel ? "[kernel.kallsyms]"
+                                                          : "[user]"));
       mp->set_has_functions(true);
     }
     uint64_t fkey = (uint64_t{fr.function} << 32) | fr.module;
@@ -157,8 +159,8 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
     s->add_value(static_cast<int64_t>(w.weight));
     if (timed) {
       cumulative += w.timed;
-      auto upto = static_cast<int64_t>(std::llround(static_cast<double>(cumulative) * 1000.0 /
-                                                    static_cast<double>(sum.rounds)));
+      auto upto = static_cast<int64_t>(
+          std::llround(static_cast<double>(cumulative) * 1000.0 / static_cast<double>(sum.rounds)));
       s->add_value(upto - emitted);
       emitted = upto;
     }

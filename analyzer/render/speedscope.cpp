@@ -18,7 +18,8 @@ namespace {
 using Out = std::back_insert_iterator<std::string>;
 
 std::string json_string(std::string_view raw) {
-  return nlohmann::json(valid_utf8(raw)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(valid_utf8(raw))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 struct Profile {
@@ -90,8 +91,10 @@ std::string SpeedscopeRenderer::render(const Report& r, const RenderOptions& opt
   for (FrameId f : frames) {
     fmt::format_to(out, ",\n{{\"name\":{}", json_string(st.function(f)));
     std::string_view mod = st.module(f);
-    if (!mod.empty()) fmt::format_to(out, ",\"file\":{}", json_string(mod));
-    else if (st.frame(f).kind == FrameKind::kernel) json += ",\"file\":\"[kernel]\"";
+    if (!mod.empty())
+      fmt::format_to(out, ",\"file\":{}", json_string(mod));
+    else if (st.frame(f).kind == FrameKind::kernel)
+      json += ",\"file\":\"[kernel]\"";
     json += '}';
   }
   json += "]},\n\"profiles\":[";
@@ -106,7 +109,8 @@ std::string SpeedscopeRenderer::render(const Report& r, const RenderOptions& opt
       json += k ? ",[" : "[";
       if (frames_of.empty()) json += '0';
       for (size_t j = frames_of.size(); j-- > 0;)  // root first
-        fmt::format_to(out, "{}{}", j + 1 == frames_of.size() ? "" : ",", frame_index[frames_of[j]]);
+        fmt::format_to(out, "{}{}", j + 1 == frames_of.size() ? "" : ",",
+                       frame_index[frames_of[j]]);
       json += ']';
     }
     json += "],\n\"weights\":[";
@@ -115,8 +119,7 @@ std::string SpeedscopeRenderer::render(const Report& r, const RenderOptions& opt
     json += "]}";
   }
   fmt::format_to(out, "],\n\"name\":{},\"activeProfileIndex\":0,\"exporter\":{}}}\n",
-                 json_string(picture_title(r, opt)),
-                 json_string("hangscope " + opt.version));
+                 json_string(picture_title(r, opt)), json_string("hangscope " + opt.version));
   return json;
 }
 

@@ -15,8 +15,7 @@ namespace {
 
 constexpr size_t kMaxColumns = 480;
 constexpr size_t kMaxSeries = 8;  // the heaviest groups; the rest is "other"
-constexpr double kLeft = 56, kRight = 984, kTop = 16, kBottom = 250, kWidth = 1000,
-                 kHeight = 318;
+constexpr double kLeft = 56, kRight = 984, kTop = 16, kBottom = 250, kWidth = 1000, kHeight = 318;
 
 double round_seconds(const Capture& c, uint32_t round) {
   return static_cast<double>(c.rounds[round].time_ns) / 1e9;
@@ -48,8 +47,9 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
   const Timeline& t = r.analysis.timeline;
   const Capture& c = r.capture;
   if (t.empty()) {
-    why_not = "No timeline: no input has rounds (a dump is one snapshot, not a series of "
-              "samples over time).";
+    why_not =
+        "No timeline: no input has rounds (a dump is one snapshot, not a series of "
+        "samples over time).";
     return {};
   }
   if (t.peak == 0) {
@@ -116,7 +116,9 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
     std::string points;
     std::vector<double> above(columns);
     for (size_t col = 0; col < columns; ++col) above[col] = below[col] + values[col * lanes + lane];
-    auto px = [&](size_t col) { return columns == 1 ? (col ? kRight : kLeft) : xof(static_cast<double>(col)); };
+    auto px = [&](size_t col) {
+      return columns == 1 ? (col ? kRight : kLeft) : xof(static_cast<double>(col));
+    };
     size_t n = columns == 1 ? 2 : columns;
     for (size_t i = 0; i < n; ++i) {
       size_t col = columns == 1 ? 0 : i;
@@ -126,8 +128,9 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
       size_t col = columns == 1 ? 0 : i;
       fmt::format_to(std::back_inserter(points), "{:.1f},{:.1f} ", px(i), yof(below[col]));
     }
-    fmt::format_to(out, "<polygon class=\"hs-area\" points=\"{}\" fill=\"{}\"><title>{}</title></polygon>\n",
-                   points, fill, name);
+    fmt::format_to(
+        out, "<polygon class=\"hs-area\" points=\"{}\" fill=\"{}\"><title>{}</title></polygon>\n",
+        points, fill, name);
     below = above;
   }
   // Time ticks: seconds since the start of each round's input.
@@ -135,11 +138,11 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
   for (size_t i = 0; i < ticks; ++i) {
     size_t col = ticks == 1 ? 0 : i * (columns - 1) / (ticks - 1);
     double x = xof(static_cast<double>(col));
-    fmt::format_to(out,
-                   "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" stroke=\"#555\"/>"
-                   "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">{:.2f} s</text>\n",
-                   x, x, kBottom, kBottom + 4, x, kBottom + 16,
-                   round_seconds(c, t.rounds[first_row[col]]));
+    fmt::format_to(
+        out,
+        "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" stroke=\"#555\"/>"
+        "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">{:.2f} s</text>\n",
+        x, x, kBottom, kBottom + 4, x, kBottom + 16, round_seconds(c, t.rounds[first_row[col]]));
   }
   // Where one input ends and the next begins.
   for (size_t col = 1; col < columns; ++col) {
@@ -155,8 +158,8 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
   }
   // The onset, when blocking reached half its peak.
   if (t.onset_row != kNoRound) {
-    size_t col = std::upper_bound(first_row.begin(), first_row.end(), t.onset_row) -
-                 first_row.begin() - 1;
+    size_t col =
+        std::upper_bound(first_row.begin(), first_row.end(), t.onset_row) - first_row.begin() - 1;
     double x = xof(static_cast<double>(col));
     fmt::format_to(out,
                    "<line class=\"hs-onset\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" "
@@ -185,7 +188,8 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
   // Legend.
   for (size_t lane = 0; lane < lanes; ++lane) {
     std::string fill = lane < series ? palette.group_color(t.groups[lane]).css() : "hsl(0,0%,70%)";
-    std::string name = lane < series ? r.classification().groups[t.groups[lane]].name : "other groups";
+    std::string name =
+        lane < series ? r.classification().groups[t.groups[lane]].name : "other groups";
     double x = kLeft + static_cast<double>(lane % 4) * 232;
     double y = kBottom + 28 + static_cast<double>(lane / 4) * 14;
     fmt::format_to(out,

@@ -27,10 +27,10 @@ struct FlameTreeOptions {
 // 24 bytes: a 100 MB input merges into a few million nodes.
 struct FlameNode {
   enum Kind : uint8_t { kAll, kComm, kGroup, kFrame };
-  uint32_t end = 0;     // one past the last node of this node's subtree
-  uint32_t key = 0;     // frame: a FrameId; comm: a StrId; group: a group index
-  uint32_t group = 0;   // the wait group holding most of this node's weight
-  uint16_t depth = 0;   // 0 for the root
+  uint32_t end = 0;    // one past the last node of this node's subtree
+  uint32_t key = 0;    // frame: a FrameId; comm: a StrId; group: a group index
+  uint32_t group = 0;  // the wait group holding most of this node's weight
+  uint16_t depth = 0;  // 0 for the root
   Kind kind = kFrame;
   uint64_t weight = 0;  // of every sample through this node
 };

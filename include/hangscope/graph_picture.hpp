@@ -13,8 +13,8 @@
 namespace hangscope {
 
 struct PictureNode {
-  std::string label;   // first line, e.g. "jbd2:force-commit"
-  std::string detail;  // second line, e.g. "6.31 threads"; may be empty
+  std::string label;             // first line, e.g. "jbd2:force-commit"
+  std::string detail;            // second line, e.g. "6.31 threads"; may be empty
   std::string fill = "#dddddd";  // "#rrggbb"
 };
 

@@ -12,8 +12,8 @@
 namespace hangscope {
 
 struct Timeline {
-  std::vector<uint32_t> rounds;  // indexes into Capture::rounds: the timed rounds, in order
-  std::vector<uint32_t> groups;  // the columns: group indexes, heaviest first
+  std::vector<uint32_t> rounds;   // indexes into Capture::rounds: the timed rounds, in order
+  std::vector<uint32_t> groups;   // the columns: group indexes, heaviest first
   std::vector<uint64_t> blocked;  // rounds.size() x groups.size(): weight blocked per round
 
   uint64_t at(size_t row, size_t column) const { return blocked[row * groups.size() + column]; }

@@ -12,8 +12,10 @@ using namespace hangscope::testing;
 namespace {
 
 const std::string kBin = HANGSCOPE_BIN;
-const std::string kStorm = std::string(HANGSCOPE_FIXTURES) + "/capture/storm-overlayfs-ext4.capture";
-const std::string kSeed = std::string(HANGSCOPE_FIXTURES) + "/proc-stack/lkml-6.12-overlayfs-jbd2.txt";
+const std::string kStorm =
+    std::string(HANGSCOPE_FIXTURES) + "/capture/storm-overlayfs-ext4.capture";
+const std::string kSeed =
+    std::string(HANGSCOPE_FIXTURES) + "/proc-stack/lkml-6.12-overlayfs-jbd2.txt";
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -33,10 +35,15 @@ TEST(PicturesCli, HelpListsTheFormatsAndOptions) {
 }
 
 TEST(PicturesCli, BadPictureOptionsAreBadUsage) {
-  for (auto args : std::vector<std::vector<std::string>>{
-           {"--min-width", "wide"}, {"--min-width", "150%"}, {"--min-width", "-1"},
-           {"--width", "10"}, {"--color-by", "mood"}, {"--sort", "random"}, {"--root", "pid"},
-           {"--split", "none"}, {"--graph-layout", "neato"}}) {
+  for (auto args : std::vector<std::vector<std::string>>{{"--min-width", "wide"},
+                                                         {"--min-width", "150%"},
+                                                         {"--min-width", "-1"},
+                                                         {"--width", "10"},
+                                                         {"--color-by", "mood"},
+                                                         {"--sort", "random"},
+                                                         {"--root", "pid"},
+                                                         {"--split", "none"},
+                                                         {"--graph-layout", "neato"}}) {
     std::vector<std::string> cmd = {kBin, "report", "-f", "svg", kStorm};
     cmd.insert(cmd.end(), args.begin(), args.end());
     RunResult r = run(cmd);
@@ -46,7 +53,8 @@ TEST(PicturesCli, BadPictureOptionsAreBadUsage) {
 }
 
 TEST(PicturesCli, SvgOfEveryFixtureIsWellFormed) {
-  if (run({"xmllint", "--version"}).status != 0) GTEST_SKIP() << "xmllint (libxml2-utils) is not installed";
+  if (run({"xmllint", "--version"}).status != 0)
+    GTEST_SKIP() << "xmllint (libxml2-utils) is not installed";
   TempDir tmp;
   for (const std::string& input : {kStorm, kSeed}) {
     std::string out = tmp.file("picture.svg");
@@ -58,12 +66,13 @@ TEST(PicturesCli, SvgOfEveryFixtureIsWellFormed) {
 }
 
 TEST(PicturesCli, OptionsReachThePicture) {
-  RunResult by_comm = run({kBin, "report", "-f", "svg", "--root", "comm", "--min-width", "0", kStorm});
+  RunResult by_comm =
+      run({kBin, "report", "-f", "svg", "--root", "comm", "--min-width", "0", kStorm});
   ASSERT_EQ(by_comm.status, 0) << by_comm.err;
   EXPECT_NE(by_comm.out.find("<title>storm-w0\n"), std::string::npos);
   EXPECT_NE(by_comm.out.find("<title>jbd2/loop0-8\n"), std::string::npos);
-  RunResult by_subsystem = run({kBin, "report", "-f", "svg", "--color-by", "subsystem",
-                                "--title", "Storm & co", "--width", "900", kStorm});
+  RunResult by_subsystem = run({kBin, "report", "-f", "svg", "--color-by", "subsystem", "--title",
+                                "Storm & co", "--width", "900", kStorm});
   ASSERT_EQ(by_subsystem.status, 0) << by_subsystem.err;
   EXPECT_NE(by_subsystem.out.find(">jbd2 "), std::string::npos);
   EXPECT_NE(by_subsystem.out.find(">Storm &amp; co</text>"), std::string::npos);
@@ -81,9 +90,10 @@ TEST(PicturesCli, HtmlAndExportsToFiles) {
   std::string gz = slurp(pprof);
   ASSERT_GT(gz.size(), 100u);
   EXPECT_EQ(gz.substr(0, 2), "\x1f\x8b");
-  ASSERT_EQ(run({kBin, "report", "-f", "speedscope", "--split", "input", "-o", speedscope, kSeed, kStorm})
-                .status,
-            0);
+  ASSERT_EQ(
+      run({kBin, "report", "-f", "speedscope", "--split", "input", "-o", speedscope, kSeed, kStorm})
+          .status,
+      0);
   std::string json = slurp(speedscope);
   EXPECT_NE(json.find("\"name\":\"" + kSeed + "\""), std::string::npos);
   EXPECT_NE(json.find("\"name\":\"" + kStorm + "\""), std::string::npos);

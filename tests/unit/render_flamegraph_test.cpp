@@ -101,7 +101,7 @@ TEST(FlameTree, NodeGroupIsTheGroupWithMostWeight) {
   };
   EXPECT_EQ(node("lock_rename").group, rename);
   EXPECT_EQ(node("wait_commit").group, commit);
-  EXPECT_EQ(node("x").group, commit);   // 5 against 3
+  EXPECT_EQ(node("x").group, commit);    // 5 against 3
   EXPECT_EQ(node("sys").group, rename);  // 7 against 5
 }
 
@@ -119,8 +119,9 @@ TEST(FlameTree, CommAndGroupRoots) {
   EXPECT_EQ(by_comm.flame.nodes[1].kind, FlameNode::kComm);
   EXPECT_EQ(by_comm.flame.nodes[1].weight, 3u);
   Analysis by_group = m.analyse({FlameRoot::group});
-  EXPECT_EQ(names_in_order(by_group.flame, m),
-            (std::vector<std::string>{"all", "jbd2:log-space", "a", "c", "vfs:rename-lock", "a", "b"}));
+  EXPECT_EQ(
+      names_in_order(by_group.flame, m),
+      (std::vector<std::string>{"all", "jbd2:log-space", "a", "c", "vfs:rename-lock", "a", "b"}));
 }
 
 TEST(FlameTree, TimedWeightGivesAverageBlockedThreads) {
@@ -271,7 +272,8 @@ TEST(FlameSvg, OutputSizeIsBoundedByTheWidthNotTheInput) {
     MadeCapture m;
     m.sample(m.stack("entry;syscall;heavy;wait", 0), 1'000'000);
     for (int i = 0; i < stacks; ++i)
-      m.sample(m.stack("entry;syscall;f" + std::to_string(i % 97) + ";g" + std::to_string(i), 0), 1);
+      m.sample(m.stack("entry;syscall;f" + std::to_string(i % 97) + ";g" + std::to_string(i), 0),
+               1);
     return svg_of(m);
   };
   std::string small = make(1000), large = make(20000);
@@ -336,7 +338,8 @@ TEST(FlameSvg, UserFramesAreMarkedAndPale) {
   std::string svg = svg_of(m);
   EXPECT_NE(svg.find("<g class=\"f u\""), std::string::npos);
   EXPECT_EQ(count(svg, "<g class=\"f u\""), 2u);
-  std::string user = frame_attr(svg, "main", "fill"), kernel = frame_attr(svg, "lock_rename", "fill");
+  std::string user = frame_attr(svg, "main", "fill"),
+              kernel = frame_attr(svg, "lock_rename", "fill");
   // hsl(h,s%,l%): user frames are lighter and less saturated.
   std::smatch a, b;
   std::regex hsl("hsl\\((\\d+),(\\d+)%,(\\d+)%\\)");

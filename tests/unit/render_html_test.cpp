@@ -38,8 +38,9 @@ TEST(HtmlReport, StormCaptureHasEveryPart) {
   EXPECT_NE(html.find("class=\"hs-timeline\""), std::string::npos);
   EXPECT_NE(html.find("class=\"hs-area\""), std::string::npos);
   EXPECT_NE(html.find("Blocked threads first reached half their peak"), std::string::npos);
-  EXPECT_NE(html.find("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" class=\"hs-flame\""),
-            std::string::npos);
+  EXPECT_NE(
+      html.find("<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" class=\"hs-flame\""),
+      std::string::npos);
   EXPECT_NE(html.find("function hsFlame(svg)"), std::string::npos);
   // No waits-on graph is computed yet: the part is left out with a line saying why.
   EXPECT_NE(html.find("No waits-on graph: "), std::string::npos);
@@ -61,7 +62,8 @@ TEST(HtmlReport, DumpWithoutRoundsLeavesTimelineOutAndSaysWhy) {
   std::string html = html_of("proc-stack/lkml-6.12-overlayfs-jbd2.txt");
   EXPECT_NE(html.find("No timeline: no input has rounds"), std::string::npos);
   EXPECT_EQ(html.find("class=\"hs-timeline\""), std::string::npos);
-  EXPECT_NE(html.find("3 blocked samples in 3 wait groups"), std::string::npos) << html.substr(0, 2000);
+  EXPECT_NE(html.find("3 blocked samples in 3 wait groups"), std::string::npos)
+      << html.substr(0, 2000);
   EXPECT_NE(html.find("class=\"hs-flame\""), std::string::npos);
 }
 

@@ -129,9 +129,9 @@ TEST(Pprof, ProtocDecodesWhatWeWrite) {
   read_input(HANGSCOPE_FIXTURES "/capture/storm-overlayfs-ext4.capture", "", c);
   Analysis a = analyze(c);
   std::string raw = gunzip(find_renderer("pprof")->render(Report{c, a}, RenderOptions{}));
-  auto r = hangscope::testing::run({"protoc", "--decode=perftools.profiles.Profile",
-                                    "-I", HANGSCOPE_PROTO_DIR, "profile.proto"},
-                                   raw);
+  auto r = hangscope::testing::run(
+      {"protoc", "--decode=perftools.profiles.Profile", "-I", HANGSCOPE_PROTO_DIR, "profile.proto"},
+      raw);
   ASSERT_EQ(r.status, 0) << r.err;
   // Sum every sample's first value from protoc's text form.
   uint64_t samples = 0;
