@@ -16,17 +16,11 @@ class MadeCapture {
  public:
   explicit MadeCapture(bool timed = false, std::string path = "made.capture",
                        std::string kernel = "6.12.55") {
-    SourceInfo info;
-    info.path = std::move(path);
-    info.format = "capture";
-    info.kernel = std::move(kernel);
-    info.timed = timed;
-    info.interval_s = timed ? 0.02 : 0;
-    builder_.emplace(capture, std::move(info));
+    next_input(timed, std::move(path), std::move(kernel));
     group("other:unknown", "unknown");
   }
 
-  // Adds another input to the same capture; later calls go to it.
+  // Adds an input to the capture (the constructor adds the first); later calls go to it.
   void next_input(bool timed, std::string path, std::string kernel = "6.6.0") {
     SourceInfo info;
     info.path = std::move(path);
