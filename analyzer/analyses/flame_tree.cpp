@@ -5,6 +5,8 @@
 // memory proportional to the merged tree rather than to the samples.
 #include "hangscope/flame_tree.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <memory>
 #include <numeric>
@@ -40,7 +42,12 @@ struct Leaf {
   StackId stack = 0;
   uint64_t weight = 0;
   uint64_t timed = 0;
+  uint64_t prefix = 0;  // ranks + 1 of the outermost kPrefix frames, 16 bits each
 };
+
+// Sorting compares the first frames of most pairs: packed into one integer, they are
+// compared without reaching into the stack table.
+constexpr size_t kPrefix = 4;
 
 // The weight of each wait group under one open node. Most nodes (deep ones) hold one
 // group, kept inline; a hash map is made only where groups meet. Merging a closed node
@@ -253,11 +260,23 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
     }
   }
 
+  const bool packed = st.frame_count() < UINT16_MAX;
+  if (packed) {
+    for (Leaf& l : leaves) {
+      auto f = st.stack(l.stack);
+      for (size_t i = 0; i < kPrefix; ++i)
+        l.prefix = (l.prefix << 16) | (i < f.size() ? frame_rank[f[f.size() - 1 - i]] + 1 : 0);
+    }
+  }
+  // Equal prefixes mean equal first frames and lengths of at least kPrefix, or equal
+  // stacks: the rest is compared from there.
+  const size_t skip = packed ? kPrefix : 0;
   std::sort(leaves.begin(), leaves.end(), [&](const Leaf& a, const Leaf& b) {
     if (a.top != b.top) return a.top < b.top;
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
     auto fa = st.stack(a.stack), fb = st.stack(b.stack);
     size_t n = std::min(fa.size(), fb.size());
-    for (size_t i = 1; i <= n; ++i) {
+    for (size_t i = skip + 1; i <= n; ++i) {
       uint32_t ra = frame_rank[fa[fa.size() - i]], rb = frame_rank[fb[fb.size() - i]];
       if (ra != rb) return ra < rb;
     }
@@ -302,6 +321,15 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
   tree.all_timed = any_timed && !any_untimed;
   const bool mixed = any_timed && any_untimed;
   tree.nodes.reserve(count);
+  {
+    // Large trees: ask for transparent huge pages before the first touch; a few dozen
+    // faults instead of tens of thousands (costly in virtual machines).
+    uintptr_t begin = reinterpret_cast<uintptr_t>(tree.nodes.data());
+    uintptr_t end = begin + count * sizeof(FlameNode);
+    constexpr uintptr_t kHuge = 2 << 20;
+    uintptr_t a = (begin + kHuge - 1) & ~(kHuge - 1), b = end & ~(kHuge - 1);
+    if (b > a) madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);
+  }
   if (mixed) tree.timed_weights.reserve(count);
 
   Builder b(tree, mixed);

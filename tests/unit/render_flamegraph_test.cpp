@@ -87,6 +87,21 @@ TEST(FlameTree, MergesPrefixesRootFirstWithSiblingsAlphabetical) {
   EXPECT_EQ(t.nodes[3].depth, 3);
 }
 
+TEST(FlameTree, LongSharedPrefixesMergeAndSortPastTheFirstFrames) {
+  MadeCapture m;
+  m.sample(m.stack("e;s;a;b;c;z", 0), 1);
+  m.sample(m.stack("e;s;a;b;c;d;y", 0), 1);
+  m.sample(m.stack("e;s;a;b", 0), 1);
+  m.sample(m.stack("e;s;a;b;c;d;x", 0), 1);
+  m.sample(m.stack("e;s;a;b;c", 0), 1);
+  Analysis a = m.analyse();
+  EXPECT_EQ(names_in_order(a.flame, m),
+            (std::vector<std::string>{"all", "e", "s", "a", "b", "c", "d", "x", "y", "z"}));
+  std::vector<uint64_t> weights;
+  for (const FlameNode& n : a.flame.nodes) weights.push_back(n.weight);
+  EXPECT_EQ(weights, (std::vector<uint64_t>{5, 5, 5, 5, 5, 4, 2, 1, 1, 1}));
+}
+
 TEST(FlameTree, NodeGroupIsTheGroupWithMostWeight) {
   MadeCapture m;
   uint32_t rename = m.group("vfs:rename-lock", "vfs");
