@@ -21,6 +21,16 @@ struct ReportOptions {
   std::string format = "text";
   std::string output;        // empty: standard output
   std::string input_format;  // empty: detect
+  // Pictures and exports (svg, html, speedscope, pprof).
+  std::string title;
+  unsigned width = 0;              // 0: fill the window
+  std::string min_width = "1";     // pixels, or "N%" of the whole
+  bool icicle = false;
+  std::string color_by = "group";  // group | subsystem
+  std::string sort = "name";       // name | count
+  std::string root = "none";       // none | comm | group
+  std::string split = "group";     // speedscope profiles: group | input
+  std::string graph_layout = "auto";  // auto | dot | builtin
 };
 
 struct RecordOptions {

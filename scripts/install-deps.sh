@@ -22,8 +22,15 @@ PACKAGES="
   util-linux
   mount
   kmod
+  protobuf-compiler
+  libprotobuf-dev
+  graphviz
+  libxml2-utils
+  chromium
 "
-
+# node and npm for the browser test (tests/browser/): Debian's, unless a node is there.
+command -v node >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs"
+command -v npm >/dev/null 2>&1 || PACKAGES="$PACKAGES npm"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -6,6 +6,8 @@ Analysis analyze(const Capture& capture, const AnalysisOptions& options) {
   Analysis a;
   a.classification = classify(capture.stacks, options.rules ? *options.rules : builtin_rules());
   a.summary = summarize(capture, a.classification, options.summary);
+  a.flame = build_flame_tree(capture, a.classification, options.flame);
+  a.timeline = build_timeline(capture, a.classification, a.summary);
   return a;
 }
 

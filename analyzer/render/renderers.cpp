@@ -5,9 +5,13 @@
 namespace hangscope {
 
 std::span<const Renderer* const> renderers() {
-  static const std::array<const Renderer*, 2> all = {
+  static const std::array<const Renderer*, 6> all = {
       &render::text_renderer(),
       &render::folded_renderer(),
+      &render::svg_renderer(),
+      &render::html_renderer(),
+      &render::speedscope_renderer(),
+      &render::pprof_renderer(),
   };
   return all;
 }

@@ -7,5 +7,9 @@ namespace hangscope::render {
 
 const Renderer& text_renderer();    // text.cpp: the summary for a person at a terminal
 const Renderer& folded_renderer();  // folded.cpp: FlameGraph's collapsed stacks
+const Renderer& svg_renderer();         // svg.cpp: the interactive flamegraph
+const Renderer& html_renderer();        // html.cpp: the self-contained HTML report
+const Renderer& speedscope_renderer();  // speedscope.cpp: speedscope's JSON file format
+const Renderer& pprof_renderer();       // pprof.cpp: pprof's profile.proto, gzipped
 
 }  // namespace hangscope::render

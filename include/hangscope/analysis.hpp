@@ -2,19 +2,24 @@
 #pragma once
 
 #include "hangscope/classify.hpp"
+#include "hangscope/flame_tree.hpp"
 #include "hangscope/model.hpp"
 #include "hangscope/summary.hpp"
+#include "hangscope/timeline.hpp"
 
 namespace hangscope {
 
 struct AnalysisOptions {
   const RuleSet* rules = nullptr;  // nullptr: the built-in rules
   SummaryOptions summary;
+  FlameTreeOptions flame;
 };
 
 struct Analysis {
   Classification classification;
   Summary summary;
+  FlameTree flame;    // every stack merged root first, for flamegraphs
+  Timeline timeline;  // blocked threads per wait group per round
 };
 
 Analysis analyze(const Capture& capture, const AnalysisOptions& options = {});

@@ -3,6 +3,7 @@
 // file under analyzer/render/, listed in analyzer/render/renderers.cpp.
 #pragma once
 
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -20,9 +21,29 @@ struct Report {
   const Summary& summary() const { return analysis.summary; }
 };
 
+// Pictures: what decides a frame's colour, and the order of siblings.
+enum class ColorBy : uint8_t { group, subsystem };
+enum class FrameOrder : uint8_t { name, count };
+// Profiles of a speedscope file: one per wait group, or one per input.
+enum class ProfileSplit : uint8_t { group, input };
+// How the HTML report lays out graphs: Graphviz's dot when it is installed, else
+// hangscope's own layered layout (automatic); or one of them by name.
+enum class GraphLayout : uint8_t { automatic, dot, builtin };
+
 // Options shared by the renderers; each reads the ones that concern it.
 struct RenderOptions {
   size_t max_frames = 12;  // text: frames shown per top stack
+  // svg, html: the flamegraph (the merged tree's root level is AnalysisOptions::flame).
+  std::string title;                  // empty: made from the inputs
+  unsigned width = 0;                 // pixels; 0: fill the window (laid out for 1200)
+  double min_width = 1;               // narrower frames are merged away, in pixels...
+  bool min_width_percent = false;     // ...or in percent of the whole
+  bool icicle = false;                // root on top
+  ColorBy color_by = ColorBy::group;
+  FrameOrder sort = FrameOrder::name;  // siblings alphabetical, or widest first
+  GraphLayout graph_layout = GraphLayout::automatic;  // html
+  ProfileSplit split = ProfileSplit::group;           // speedscope
+  std::string version;                // of the program writing the output, for exporters
 };
 
 class Renderer {

@@ -1,0 +1,347 @@
+// Builds the flame tree. Each distinct (root key, stack) pair becomes one leaf path
+// with its summed weight; the paths are sorted by their names root first, so that the
+// tree comes out in depth-first order with siblings already alphabetical, and merging
+// is a walk that compares each path with the previous one: no per-node hash map, and
+// memory proportional to the merged tree rather than to the samples.
+#include "hangscope/flame_tree.hpp"
+
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <memory>
+#include <numeric>
+#include <span>
+#include <unordered_map>
+
+namespace hangscope {
+
+namespace {
+
+constexpr size_t kMaxDepth = UINT16_MAX;
+
+// Ranks of names in alphabetical order; equal names share a rank.
+template <typename Key, typename Less, typename Equal>
+std::vector<uint32_t> ranks(size_t n, Key key, Less less, Equal equal) {
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](uint32_t a, uint32_t b) { return less(key(a), key(b)); });
+  std::vector<uint32_t> rank(n);
+  uint32_t r = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (i > 0 && !equal(key(order[i - 1]), key(order[i]))) ++r;
+    rank[order[i]] = r;
+  }
+  return rank;
+}
+
+// One distinct path: the key under the root (a comm or a group, by rank) and a stack.
+struct Leaf {
+  uint32_t top = 0;      // rank of the comm or group; 0 when the root option is none
+  uint32_t top_key = 0;  // the StrId or group index itself
+  StackId stack = 0;
+  uint64_t weight = 0;
+  uint64_t timed = 0;
+  uint64_t prefix = 0;  // ranks + 1 of the outermost kPrefix frames, 16 bits each
+};
+
+// Sorting compares the first frames of most pairs: packed into one integer, they are
+// compared without reaching into the stack table.
+constexpr size_t kPrefix = 4;
+
+// The weight of each wait group under one open node. Most nodes (deep ones) hold one
+// group, kept inline; a hash map is made only where groups meet. Merging a closed node
+// into its parent moves the smaller map into the larger, so the work stays near-linear
+// however many groups there are.
+class GroupWeights {
+ public:
+  void add(uint32_t group, uint64_t w) {
+    if (many_) {
+      (*many_)[group] += w;
+    } else if (!used_ || group_ == group) {
+      used_ = true;
+      group_ = group;
+      weight_ += w;
+    } else {
+      many_ = std::make_unique<std::unordered_map<uint32_t, uint64_t>>();
+      many_->emplace(group_, weight_);
+      many_->emplace(group, w);
+    }
+  }
+
+  template <typename F>
+  void for_each(F f) const {
+    if (many_) {
+      for (auto& [g, w] : *many_) f(g, w);
+    } else if (used_) {
+      f(group_, weight_);
+    }
+  }
+
+  size_t size() const { return many_ ? many_->size() : used_ ? 1 : 0; }
+
+  // The group with the most weight; ties go to the lower group index.
+  uint32_t heaviest() const {
+    uint32_t best = 0;
+    uint64_t best_w = 0;
+    bool any = false;
+    for_each([&](uint32_t g, uint64_t w) {
+      if (!any || w > best_w || (w == best_w && g < best)) best = g, best_w = w, any = true;
+    });
+    return best;
+  }
+
+  // Adds `from` into this, leaving `from` empty.
+  void absorb(GroupWeights& from) {
+    if (from.size() > size()) std::swap(*this, from);
+    from.for_each([&](uint32_t g, uint64_t w) { add(g, w); });
+    from = GroupWeights();
+  }
+
+ private:
+  bool used_ = false;
+  uint32_t group_ = 0;
+  uint64_t weight_ = 0;
+  std::unique_ptr<std::unordered_map<uint32_t, uint64_t>> many_;
+};
+
+// One level of a leaf's path under the root: its sort rank, its key and its kind.
+struct Level {
+  uint32_t rank;
+  uint32_t key;
+  FlameNode::Kind kind;
+};
+
+class Builder {
+ public:
+  Builder(FlameTree& tree, bool mixed_timing) : tree_(tree), mixed_(mixed_timing) {}
+
+  // Opens the root.
+  void start() {
+    FlameNode root;
+    root.kind = FlameNode::kAll;
+    push(root, Level{0, 0, FlameNode::kAll});
+  }
+
+  // Keeps the first `common` levels of the open path, opens levels [common, n) given by
+  // `level(i)`, and adds the weight to the last node.
+  template <typename LevelOf>
+  void add(size_t common, size_t n, LevelOf level, uint32_t group, uint64_t weight,
+           uint64_t timed) {
+    close_to(common + 1);
+    for (size_t i = common; i < n; ++i) {
+      Level l = level(i);
+      FlameNode node;
+      node.key = l.key;
+      node.kind = l.kind;
+      node.depth = static_cast<uint16_t>(open_.size());
+      tree_.max_depth = std::max(tree_.max_depth, node.depth);
+      push(node, l);
+    }
+    uint32_t last = open_.back().node;
+    tree_.nodes[last].weight += weight;
+    if (mixed_) tree_.timed_weights[last] += timed;
+    groups_[open_.size() - 1].add(group, weight);
+  }
+
+  void finish() { close_to(0); }
+
+ private:
+  struct Open {
+    uint32_t node;
+    Level level;
+  };
+
+  void push(const FlameNode& n, Level level) {
+    open_.push_back({static_cast<uint32_t>(tree_.nodes.size()), level});
+    tree_.nodes.push_back(n);
+    if (mixed_) tree_.timed_weights.push_back(0);
+    if (groups_.size() < open_.size()) groups_.resize(open_.size());
+  }
+
+  // Closes the open nodes deeper than `depth` levels, passing their weights up.
+  void close_to(size_t depth) {
+    while (open_.size() > depth) {
+      size_t d = open_.size() - 1;
+      uint32_t i = open_[d].node;
+      FlameNode& n = tree_.nodes[i];
+      n.end = static_cast<uint32_t>(tree_.nodes.size());
+      n.group = groups_[d].heaviest();
+      if (d > 0) {
+        uint32_t p = open_[d - 1].node;
+        tree_.nodes[p].weight += n.weight;
+        if (mixed_) tree_.timed_weights[p] += tree_.timed_weights[i];
+        groups_[d - 1].absorb(groups_[d]);
+      } else {
+        groups_[d] = GroupWeights();
+      }
+      open_.pop_back();
+    }
+  }
+
+  FlameTree& tree_;
+  bool mixed_;
+  std::vector<Open> open_;
+  std::vector<GroupWeights> groups_;  // by depth of the open path
+};
+
+}  // namespace
+
+std::string_view FlameTree::name(uint32_t i, const Capture& c, const Classification& cls) const {
+  const FlameNode& n = nodes[i];
+  switch (n.kind) {
+    case FlameNode::kAll:
+      return "all";
+    case FlameNode::kComm:
+      return c.strings().get(n.key);
+    case FlameNode::kGroup:
+      return cls.groups[n.key].name;
+    case FlameNode::kFrame:
+      break;
+  }
+  return c.stacks.function(n.key);
+}
+
+FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
+                           const FlameTreeOptions& options) {
+  FlameTree tree;
+  tree.root = options.root;
+  tree.rounds = capture.timed_rounds();
+  const StackTable& st = capture.stacks;
+  const StringTable& strings = capture.strings();
+
+  // Frames that print alike (same function, module and kind) merge into one node.
+  std::vector<uint32_t> frame_rank = ranks(
+      st.frame_count(), [&](uint32_t f) { return st.frame(f); },
+      [&](const Frame& a, const Frame& b) {
+        if (a.function != b.function) return strings.get(a.function) < strings.get(b.function);
+        if (a.module != b.module) return strings.get(a.module) < strings.get(b.module);
+        return a.kind < b.kind;
+      },
+      [](const Frame& a, const Frame& b) {
+        return a.function == b.function && a.module == b.module && a.kind == b.kind;
+      });
+
+  // Sum the samples into leaves: one per distinct stack, or per (comm, stack).
+  std::vector<Leaf> leaves;
+  auto timed = [&](const TaskSample& s) {
+    return capture.sources[s.source].timed && s.round != kNoRound ? s.weight : 0;
+  };
+  if (options.root == FlameRoot::comm) {
+    std::unordered_map<uint64_t, uint32_t> index;
+    for (const TaskSample& s : capture.samples) {
+      auto [it, added] = index.try_emplace((uint64_t{s.comm} << 32) | s.stack,
+                                           static_cast<uint32_t>(leaves.size()));
+      if (added) leaves.push_back({0, s.comm, s.stack, 0, 0});
+      leaves[it->second].weight += s.weight;
+      leaves[it->second].timed += timed(s);
+    }
+    std::vector<uint32_t> comm_rank = ranks(
+        strings.size(), [&](uint32_t id) { return strings.get(id); }, std::less<>(),
+        std::equal_to<>());
+    for (Leaf& l : leaves) l.top = comm_rank[l.top_key];
+  } else {
+    std::vector<uint64_t> weight(st.stack_count(), 0), timed_weight(st.stack_count(), 0);
+    for (const TaskSample& s : capture.samples) {
+      weight[s.stack] += s.weight;
+      timed_weight[s.stack] += timed(s);
+    }
+    std::vector<uint32_t> group_rank;
+    if (options.root == FlameRoot::group)
+      group_rank = ranks(
+          cls.groups.size(), [&](uint32_t g) { return std::string_view(cls.groups[g].name); },
+          std::less<>(), std::equal_to<>());
+    for (StackId s = 0; s < st.stack_count(); ++s) {
+      if (weight[s] == 0) continue;
+      uint32_t g = cls.group(s);
+      bool by_group = options.root == FlameRoot::group;
+      leaves.push_back(
+          {by_group ? group_rank[g] : 0, by_group ? g : 0, s, weight[s], timed_weight[s]});
+    }
+  }
+
+  const bool packed = st.frame_count() < UINT16_MAX;
+  if (packed) {
+    for (Leaf& l : leaves) {
+      auto f = st.stack(l.stack);
+      for (size_t i = 0; i < kPrefix; ++i)
+        l.prefix = (l.prefix << 16) | (i < f.size() ? frame_rank[f[f.size() - 1 - i]] + 1 : 0);
+    }
+  }
+  // Equal prefixes mean equal first frames and lengths of at least kPrefix, or equal
+  // stacks: the rest is compared from there.
+  const size_t skip = packed ? kPrefix : 0;
+  std::sort(leaves.begin(), leaves.end(), [&](const Leaf& a, const Leaf& b) {
+    if (a.top != b.top) return a.top < b.top;
+    if (a.prefix != b.prefix) return a.prefix < b.prefix;
+    auto fa = st.stack(a.stack), fb = st.stack(b.stack);
+    size_t n = std::min(fa.size(), fb.size());
+    for (size_t i = skip + 1; i <= n; ++i) {
+      uint32_t ra = frame_rank[fa[fa.size() - i]], rb = frame_rank[fb[fb.size() - i]];
+      if (ra != rb) return ra < rb;
+    }
+    return fa.size() < fb.size();
+  });
+
+  // A leaf's levels under the root: the comm or group, then its frames root first.
+  const bool has_top = options.root != FlameRoot::none;
+  const FlameNode::Kind top_kind =
+      options.root == FlameRoot::comm ? FlameNode::kComm : FlameNode::kGroup;
+  auto level_count = [&](const Leaf& l) {
+    return std::min(st.stack(l.stack).size() + has_top, kMaxDepth - 1);
+  };
+  auto level = [&](const Leaf& l, size_t i) -> Level {
+    if (has_top && i == 0) return {l.top, l.top_key, top_kind};
+    auto frames = st.stack(l.stack);
+    FrameId f = frames[frames.size() - 1 - (i - has_top)];
+    return {frame_rank[f], f, FlameNode::kFrame};
+  };
+  // Levels shared with the previous leaf: where the open path is kept.
+  auto shared = [&](const Leaf& a, const Leaf& b) -> size_t {
+    if (has_top && a.top != b.top) return 0;
+    auto fa = st.stack(a.stack), fb = st.stack(b.stack);
+    size_t n = std::min({fa.size(), fb.size(), kMaxDepth - 1 - has_top}), i = 0;
+    while (i < n && frame_rank[fa[fa.size() - 1 - i]] == frame_rank[fb[fb.size() - 1 - i]]) ++i;
+    return i + has_top;
+  };
+
+  // Count the nodes first, so that the tree is allocated once at its final size (a
+  // growing vector would briefly need three times the memory).
+  std::vector<uint16_t> common(leaves.size(), 0);
+  size_t count = 1;
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    if (k) common[k] = static_cast<uint16_t>(shared(leaves[k - 1], leaves[k]));
+    count += level_count(leaves[k]) - common[k];
+  }
+  bool any_timed = false, any_untimed = false;
+  for (const Leaf& l : leaves) {
+    any_timed |= l.timed > 0;
+    any_untimed |= l.timed < l.weight;
+  }
+  tree.all_timed = any_timed && !any_untimed;
+  const bool mixed = any_timed && any_untimed;
+  tree.nodes.reserve(count);
+  {
+    // Large trees: ask for transparent huge pages before the first touch; a few dozen
+    // faults instead of tens of thousands (costly in virtual machines).
+    uintptr_t begin = reinterpret_cast<uintptr_t>(tree.nodes.data());
+    uintptr_t end = begin + count * sizeof(FlameNode);
+    constexpr uintptr_t kHuge = 2 << 20;
+    uintptr_t a = (begin + kHuge - 1) & ~(kHuge - 1), b = end & ~(kHuge - 1);
+    if (b > a) madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);
+  }
+  if (mixed) tree.timed_weights.reserve(count);
+
+  Builder b(tree, mixed);
+  b.start();
+  for (size_t k = 0; k < leaves.size(); ++k) {
+    const Leaf& l = leaves[k];
+    b.add(
+        common[k], level_count(l), [&](size_t i) { return level(l, i); }, cls.group(l.stack),
+        l.weight, l.timed);
+  }
+  b.finish();
+  return tree;
+}
+
+}  // namespace hangscope

@@ -1,0 +1,32 @@
+// The flamegraph picture: the analyses' flame tree drawn as SVG, one rectangle per
+// merged frame, pruned to what the picture's width can show. Used by the svg renderer
+// (a standalone document with its own style and script) and by the HTML report (an
+// element of the page, which carries the style and script once).
+#pragma once
+
+#include <string>
+
+#include "hangscope/render.hpp"
+#include "palette.hpp"
+
+namespace hangscope::render {
+
+struct FlameLayout {
+  static constexpr unsigned kNominalWidth = 1200;  // pixels, when the picture fills the window
+  static constexpr unsigned kFrameHeight = 16;
+  static constexpr double kCharWidth = 7.2;  // 12 px monospace: fits labels without measuring
+};
+
+// Frames drawn and frames merged away by a flamegraph of `report`.
+struct FlameStats {
+  size_t drawn = 0;
+  size_t pruned = 0;  // subtrees too narrow to draw
+};
+
+std::string flame_svg(const Report& report, const RenderOptions& options, bool standalone,
+                      FlameStats* stats = nullptr);
+
+// The picture's title: options.title, or one made from the inputs.
+std::string picture_title(const Report& report, const RenderOptions& options);
+
+}  // namespace hangscope::render

@@ -1,0 +1,210 @@
+// The HTML report: one self-contained page (no network, opens from disk) with the
+// verdict, the wait-group table, the timeline, the waits-on graph and the flamegraph.
+// Parts without data are left out with a line saying why.
+#include <fmt/format.h>
+
+#include "assets.hpp"
+#include "flame_svg.hpp"
+#include "hangscope/graph_picture.hpp"
+#include "palette.hpp"
+#include "renderers.hpp"
+#include "timeline_chart.hpp"
+#include "xml_text.hpp"
+
+namespace hangscope::render {
+
+namespace {
+
+using Out = std::back_insert_iterator<std::string>;
+
+// The waits-on graph as nodes and weighted edges for draw_graph().
+//
+// The analyses do not compute a waits-on graph yet, so this returns false with the
+// reason, and the report says it. To wire it once Analysis holds the graph: add one
+// PictureNode per vertex (label: the group or task, detail: its average blocked
+// threads, fill: palette.group_color(group).hex() for a group), one PictureEdge per
+// edge (from the waiter to what it waits on, weight: the waiters' blocked threads),
+// and return true; draw_graph() lays it out with dot or the built-in layout.
+bool waits_on_picture(const Report& /*report*/, const Palette& /*palette*/, PictureGraph& /*graph*/,
+                      std::string& why_not) {
+  why_not =
+      "No waits-on graph: this version of hangscope does not compute the waits-on graph "
+      "yet, so there is nothing to draw.";
+  return false;
+}
+
+std::string task_label(const Capture& c, const TaskExample& t) {
+  std::string_view comm = c.strings().get(t.comm);
+  if (t.tid == 0) return comm.empty() ? "?" : std::string(comm);
+  return fmt::format("{} ({})", comm.empty() ? "tid" : comm, t.tid);
+}
+
+std::string verdict(const Report& r) {
+  const Summary& sum = r.summary();
+  if (sum.groups.empty()) return "No blocked tasks were seen.";
+  const GroupSummary& top = sum.groups.front();
+  const WaitGroup& wg = r.classification().groups[top.group];
+  std::string groups =
+      fmt::format("{} wait group{}", sum.groups.size(), sum.groups.size() == 1 ? "" : "s");
+  std::string largest = fmt::format("{} ({}: waits for {})", wg.name, wg.title, wg.resource);
+  if (sum.timed) {
+    double avg = 0;
+    for (const GroupSummary& g : sum.groups) avg += g.avg_blocked;
+    return fmt::format(
+        "{:.2f} threads were blocked on average over {:.2f} s ({} rounds), in {}. The largest, "
+        "{}, held {:.2f} of them ({:.1f}%).",
+        avg, sum.duration_s, sum.rounds, groups, largest, top.avg_blocked, top.share * 100);
+  }
+  return fmt::format("{} blocked {} in {}. The largest, {}, held {} ({:.1f}%).", sum.total_weight,
+                     sum.weight_unit, groups, largest, top.weight, top.share * 100);
+}
+
+void inputs(Out out, const Capture& c) {
+  fmt::format_to(out, "<section id=\"inputs\"><h2>Inputs</h2><ul>\n");
+  for (const SourceInfo& s : c.sources) {
+    std::string line = fmt::format("{}: {}", s.path, s.format);
+    if (!s.host.empty()) line += fmt::format(" from {}", s.host);
+    if (!s.kernel.empty()) line += fmt::format(", kernel {}", s.kernel);
+    if (s.timed) line += fmt::format(", interval {:g} ms", s.interval_s * 1e3);
+    fmt::format_to(out, "<li>{}</li>\n", xml_text(line));
+  }
+  fmt::format_to(out, "</ul>\n");
+  for (const SourceInfo& s : c.sources) {
+    if (s.truncated)
+      fmt::format_to(out,
+                     "<p class=\"warn\">{}: the capture was cut short (no end record); the "
+                     "report covers its complete rounds.</p>\n",
+                     xml_text(s.path));
+    if (s.skipped_lines)
+      fmt::format_to(out,
+                     "<p class=\"warn\">{}: skipped {} line{} not understood (first at {}).</p>\n",
+                     xml_text(s.path), s.skipped_lines, s.skipped_lines == 1 ? "" : "s",
+                     xml_text(s.first_skipped));
+  }
+  fmt::format_to(out, "</section>\n");
+}
+
+void group_table(Out out, const Report& r, const Palette& group_colors) {
+  const Summary& sum = r.summary();
+  fmt::format_to(out, "<section id=\"groups\"><h2>Wait groups</h2>\n");
+  if (sum.groups.empty()) {
+    fmt::format_to(out, "<p class=\"none\">No blocked tasks were seen.</p></section>\n");
+    return;
+  }
+  fmt::format_to(out,
+                 "<table class=\"groups\"><thead><tr><th></th><th>wait group</th><th>subsystem</th>"
+                 "<th class=\"num\">{}</th><th>share</th><th class=\"num\">tasks</th>"
+                 "<th>longest</th></tr></thead><tbody>\n",
+                 sum.timed ? "avg blocked" : xml_text(sum.weight_unit));
+  for (const GroupSummary& g : sum.groups) {
+    const WaitGroup& wg = r.classification().groups[g.group];
+    std::string amount =
+        sum.timed ? fmt::format("{:.2f}", g.avg_blocked) : fmt::format("{}", g.weight);
+    std::string longest = g.longest_s > 0 ? fmt::format("{:.2f} s {}", g.longest_s,
+                                                        task_label(r.capture, g.longest_task))
+                                          : "-";
+    fmt::format_to(out,
+                   "<tr><td><span class=\"swatch\" style=\"background:{}\"></span></td>"
+                   "<td title=\"{}\">{}</td><td>{}</td><td class=\"num\">{}</td>"
+                   "<td><span class=\"bar\" style=\"width:{:.0f}px\"></span> {:.1f}%</td>"
+                   "<td class=\"num\">{}</td><td>{}</td></tr>\n",
+                   group_colors.group_color(g.group).css(),
+                   xml_text(wg.title + ": waits for " + wg.resource), xml_text(wg.name),
+                   xml_text(wg.subsystem), amount, g.share * 120, g.share * 100, g.tasks,
+                   xml_text(longest));
+  }
+  fmt::format_to(out, "</tbody></table>\n");
+
+  // Each group's heaviest stacks, folded away until asked for.
+  const StackTable& st = r.capture.stacks;
+  for (const GroupSummary& g : sum.groups) {
+    const WaitGroup& wg = r.classification().groups[g.group];
+    fmt::format_to(out, "<details><summary>{} — {}: waits for {}</summary>\n", xml_text(wg.name),
+                   xml_text(wg.title), xml_text(wg.resource));
+    for (const StackSummary& s : g.top_stacks) {
+      std::string who;
+      for (const TaskExample& e : s.examples)
+        who += (who.empty() ? "e.g. " : ", ") + task_label(r.capture, e);
+      fmt::format_to(out, "<p>{} {} ({:.1f}%) {}</p><pre>", s.weight, xml_text(sum.weight_unit),
+                     sum.total_weight ? 100.0 * s.weight / sum.total_weight : 0.0, xml_text(who));
+      for (FrameId f : st.stack(s.stack)) {
+        std::string_view mod = st.module(f);
+        fmt::format_to(out, "{}{}\n", xml_text(st.function(f)),
+                       mod.empty() ? "" : " [" + xml_text(mod) + "]");
+      }
+      fmt::format_to(out, "</pre>\n");
+    }
+    fmt::format_to(out, "</details>\n");
+  }
+  fmt::format_to(out, "</section>\n");
+}
+
+class HtmlRenderer final : public Renderer {
+ public:
+  std::string_view name() const override { return "html"; }
+  std::string_view description() const override {
+    return "one self-contained page: verdict, wait groups, timeline, flamegraph";
+  }
+  std::string render(const Report& report, const RenderOptions& options) const override;
+};
+
+std::string HtmlRenderer::render(const Report& r, const RenderOptions& opt) const {
+  const Palette group_colors(r, ColorBy::group);
+  std::string html;
+  Out out(html);
+  std::string title = xml_text(picture_title(r, opt));
+  fmt::format_to(out,
+                 "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                 "<title>{}</title>\n<style>\n{}{}</style>\n</head>\n<body>\n",
+                 title, assets::report_css, assets::flamegraph_css);
+  fmt::format_to(out, "<header><h1>{}</h1>\n<p class=\"verdict\">{}</p></header>\n", title,
+                 xml_text(verdict(r)));
+  inputs(out, r.capture);
+  group_table(out, r, group_colors);
+
+  fmt::format_to(out, "<section id=\"timeline\"><h2>Timeline</h2>\n");
+  std::string why_not;
+  std::string chart = timeline_svg(r, group_colors, why_not);
+  if (chart.empty()) {
+    fmt::format_to(out, "<p class=\"none\">{}</p>\n", xml_text(why_not));
+  } else {
+    fmt::format_to(out, "<p class=\"hint\">Blocked threads per wait group in each round.</p>\n{}",
+                   chart);
+    std::string onset = timeline_onset(r);
+    if (!onset.empty()) fmt::format_to(out, "<p class=\"onset\">{}</p>\n", xml_text(onset));
+  }
+  fmt::format_to(out, "</section>\n");
+
+  fmt::format_to(out, "<section id=\"waits-on\"><h2>Waits-on graph</h2>\n");
+  PictureGraph graph;
+  if (waits_on_picture(r, group_colors, graph, why_not)) {
+    GraphDrawing drawing = draw_graph(graph, opt.graph_layout);
+    fmt::format_to(out, "<div class=\"graph\" data-engine=\"{}\">{}</div>\n", drawing.engine,
+                   drawing.svg);
+  } else {
+    fmt::format_to(out, "<p class=\"none\">{}</p>\n", xml_text(why_not));
+  }
+  fmt::format_to(out, "</section>\n");
+
+  fmt::format_to(out,
+                 "<section id=\"flamegraph\"><h2>Flamegraph</h2>\n<p class=\"hint\">Click a frame "
+                 "to zoom in, Reset zoom to go back; Ctrl-F with the pointer over the picture "
+                 "searches by regular expression.</p>\n");
+  RenderOptions flame_opt = opt;
+  flame_opt.width = 0;  // the page decides the width
+  html += flame_svg(r, flame_opt, false);
+  fmt::format_to(
+      out, "</section>\n<footer>hangscope {}</footer>\n<script>\n{}</script>\n</body></html>\n",
+      xml_text(opt.version), assets::flamegraph_js);
+  return html;
+}
+
+}  // namespace
+
+const Renderer& html_renderer() {
+  static const HtmlRenderer r;
+  return r;
+}
+
+}  // namespace hangscope::render

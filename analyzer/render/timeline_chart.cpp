@@ -1,0 +1,204 @@
+// Draws the timeline. Long captures are bucketed to at most kMaxColumns columns, each
+// the mean of its rounds, so the picture's size does not grow with the capture.
+#include "timeline_chart.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "xml_text.hpp"
+
+namespace hangscope::render {
+
+namespace {
+
+constexpr size_t kMaxColumns = 480;
+constexpr size_t kMaxSeries = 8;  // the heaviest groups; the rest is "other"
+constexpr double kLeft = 56, kRight = 984, kTop = 16, kBottom = 250, kWidth = 1000, kHeight = 318;
+
+double round_seconds(const Capture& c, uint32_t round) {
+  return static_cast<double>(c.rounds[round].time_ns) / 1e9;
+}
+
+// A round number at least x, for the top of the axis.
+double nice_ceiling(double x) {
+  if (x <= 0) return 1;
+  double p = std::pow(10, std::floor(std::log10(x)));
+  for (double m : {1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0})
+    if (m * p >= x) return m * p;
+  return 10 * p;
+}
+
+}  // namespace
+
+std::string timeline_onset(const Report& r) {
+  const Timeline& t = r.analysis.timeline;
+  if (t.empty() || t.onset_row == kNoRound) return {};
+  uint32_t round = t.rounds[t.onset_row];
+  const SourceInfo& src = r.capture.sources[r.capture.rounds[round].source];
+  return fmt::format(
+      "Blocked threads first reached half their peak ({} of {}) at {:.2f} s into {}, led by {}.",
+      t.total(t.onset_row), t.peak, round_seconds(r.capture, round), src.path,
+      r.classification().groups[t.onset_group].name);
+}
+
+std::string timeline_svg(const Report& r, const Palette& palette, std::string& why_not) {
+  const Timeline& t = r.analysis.timeline;
+  const Capture& c = r.capture;
+  if (t.empty()) {
+    why_not =
+        "No timeline: no input has rounds (a dump is one snapshot, not a series of "
+        "samples over time).";
+    return {};
+  }
+  if (t.peak == 0) {
+    why_not = "No timeline: no thread was blocked in any round.";
+    return {};
+  }
+  const size_t rows = t.rounds.size();
+  const size_t series = std::min(kMaxSeries, t.groups.size());
+  const bool other = t.groups.size() > series;
+  const size_t lanes = series + (other ? 1 : 0);
+  const size_t columns = std::min(rows, kMaxColumns);
+
+  // values[col * lanes + lane]: mean blocked threads per round in the column.
+  std::vector<double> values(columns * lanes, 0);
+  std::vector<size_t> first_row(columns + 1);
+  for (size_t col = 0; col <= columns; ++col) first_row[col] = col * rows / columns;
+  for (size_t col = 0; col < columns; ++col) {
+    size_t a = first_row[col], b = first_row[col + 1];
+    for (size_t row = a; row < b; ++row)
+      for (size_t g = 0; g < t.groups.size(); ++g)
+        values[col * lanes + std::min(g, lanes - 1)] += static_cast<double>(t.at(row, g));
+    for (size_t lane = 0; lane < lanes; ++lane)
+      values[col * lanes + lane] /= static_cast<double>(b - a);
+  }
+  double ymax = 0;
+  for (size_t col = 0; col < columns; ++col) {
+    double sum = 0;
+    for (size_t lane = 0; lane < lanes; ++lane) sum += values[col * lanes + lane];
+    ymax = std::max(ymax, sum);
+  }
+  ymax = nice_ceiling(ymax);
+
+  auto xof = [&](double col) {
+    return columns == 1 ? (kLeft + kRight) / 2
+                        : kLeft + (kRight - kLeft) * col / static_cast<double>(columns - 1);
+  };
+  auto yof = [&](double v) { return kBottom - (kBottom - kTop) * v / ymax; };
+
+  std::string svg;
+  auto out = std::back_inserter(svg);
+  fmt::format_to(out,
+                 "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"hs-timeline\" "
+                 "viewBox=\"0 0 {} {}\" width=\"100%\" font-family=\"sans-serif\" "
+                 "font-size=\"11\">\n",
+                 kWidth, kHeight);
+  // Axes and grid.
+  for (int i = 0; i <= 4; ++i) {
+    double v = ymax * i / 4;
+    fmt::format_to(out,
+                   "<line x1=\"{}\" x2=\"{}\" y1=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#ddd\"/>"
+                   "<text x=\"{}\" y=\"{:.1f}\" text-anchor=\"end\" fill=\"#555\">{:g}</text>\n",
+                   kLeft, kRight, yof(v), yof(v), kLeft - 6, yof(v) + 4, v);
+  }
+  fmt::format_to(out,
+                 "<text x=\"14\" y=\"{}\" transform=\"rotate(-90 14 {})\" text-anchor=\"middle\" "
+                 "fill=\"#333\">blocked threads</text>\n",
+                 (kTop + kBottom) / 2, (kTop + kBottom) / 2);
+  // Stacked areas, bottom lane first: the heaviest group along the axis.
+  std::vector<double> below(columns, 0);
+  for (size_t lane = 0; lane < lanes; ++lane) {
+    std::string fill = lane < series ? palette.group_color(t.groups[lane]).css() : "hsl(0,0%,70%)";
+    std::string name = lane < series ? xml_text(r.classification().groups[t.groups[lane]].name)
+                                     : std::string("other groups");
+    std::string points;
+    std::vector<double> above(columns);
+    for (size_t col = 0; col < columns; ++col) above[col] = below[col] + values[col * lanes + lane];
+    auto px = [&](size_t col) {
+      return columns == 1 ? (col ? kRight : kLeft) : xof(static_cast<double>(col));
+    };
+    size_t n = columns == 1 ? 2 : columns;
+    for (size_t i = 0; i < n; ++i) {
+      size_t col = columns == 1 ? 0 : i;
+      fmt::format_to(std::back_inserter(points), "{:.1f},{:.1f} ", px(i), yof(above[col]));
+    }
+    for (size_t i = n; i-- > 0;) {
+      size_t col = columns == 1 ? 0 : i;
+      fmt::format_to(std::back_inserter(points), "{:.1f},{:.1f} ", px(i), yof(below[col]));
+    }
+    fmt::format_to(
+        out, "<polygon class=\"hs-area\" points=\"{}\" fill=\"{}\"><title>{}</title></polygon>\n",
+        points, fill, name);
+    below = above;
+  }
+  // Time ticks: seconds since the start of each round's input.
+  const size_t ticks = std::min<size_t>(columns, 8);
+  for (size_t i = 0; i < ticks; ++i) {
+    size_t col = ticks == 1 ? 0 : i * (columns - 1) / (ticks - 1);
+    double x = xof(static_cast<double>(col));
+    fmt::format_to(
+        out,
+        "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" stroke=\"#555\"/>"
+        "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">{:.2f} s</text>\n",
+        x, x, kBottom, kBottom + 4, x, kBottom + 16, round_seconds(c, t.rounds[first_row[col]]));
+  }
+  // Where one input ends and the next begins.
+  for (size_t col = 1; col < columns; ++col) {
+    uint16_t a = c.rounds[t.rounds[first_row[col - 1]]].source;
+    uint16_t b = c.rounds[t.rounds[first_row[col]]].source;
+    if (a == b) continue;
+    double x = xof(static_cast<double>(col) - 0.5);
+    fmt::format_to(out,
+                   "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" stroke=\"#000\" "
+                   "stroke-dasharray=\"2 3\"/><text x=\"{:.1f}\" y=\"{}\" dx=\"3\" "
+                   "fill=\"#333\">{}</text>\n",
+                   x, x, kTop, kBottom, x, kTop + 10, xml_text(c.sources[b].path));
+  }
+  // The onset, when blocking reached half its peak.
+  if (t.onset_row != kNoRound) {
+    size_t col =
+        std::upper_bound(first_row.begin(), first_row.end(), t.onset_row) - first_row.begin() - 1;
+    double x = xof(static_cast<double>(col));
+    fmt::format_to(out,
+                   "<line class=\"hs-onset\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" "
+                   "stroke=\"#c00\" stroke-dasharray=\"4 3\"/><text x=\"{:.1f}\" y=\"{}\" dx=\"4\" "
+                   "fill=\"#c00\">onset</text>\n",
+                   x, x, kTop, kBottom, x, kTop + 22);
+  }
+  // Hover: one transparent column per bucket with its numbers.
+  double colw = columns == 1 ? kRight - kLeft : (kRight - kLeft) / static_cast<double>(columns - 1);
+  for (size_t col = 0; col < columns; ++col) {
+    double total = 0;
+    std::string parts;
+    for (size_t lane = 0; lane < lanes; ++lane) {
+      double v = values[col * lanes + lane];
+      total += v;
+      if (v <= 0) continue;
+      std::string name = lane < series ? r.classification().groups[t.groups[lane]].name : "other";
+      fmt::format_to(std::back_inserter(parts), "\n{} {:.2f}", name, v);
+    }
+    fmt::format_to(out,
+                   "<rect class=\"hs-col\" x=\"{:.1f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" "
+                   "fill=\"transparent\"><title>{:.2f} s: {:.2f} blocked{}</title></rect>\n",
+                   xof(static_cast<double>(col)) - colw / 2, kTop, colw, kBottom - kTop,
+                   round_seconds(c, t.rounds[first_row[col]]), total, xml_text(parts));
+  }
+  // Legend.
+  for (size_t lane = 0; lane < lanes; ++lane) {
+    std::string fill = lane < series ? palette.group_color(t.groups[lane]).css() : "hsl(0,0%,70%)";
+    std::string name =
+        lane < series ? r.classification().groups[t.groups[lane]].name : "other groups";
+    double x = kLeft + static_cast<double>(lane % 4) * 232;
+    double y = kBottom + 28 + static_cast<double>(lane / 4) * 14;
+    fmt::format_to(out,
+                   "<rect x=\"{:.0f}\" y=\"{:.0f}\" width=\"10\" height=\"10\" fill=\"{}\"/>"
+                   "<text x=\"{:.0f}\" y=\"{:.0f}\" fill=\"#333\">{}</text>\n",
+                   x, y - 9, fill, x + 14, y, xml_text(name));
+  }
+  svg += "</svg>\n";
+  return svg;
+}
+
+}  // namespace hangscope::render

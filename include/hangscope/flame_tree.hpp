@@ -1,0 +1,63 @@
+// The flame tree: every sampled stack merged, root first, into one tree of frames, as
+// a flamegraph draws it. Built from the interned stacks (each distinct stack is walked
+// once, however many samples share it) and kept whole: pruning frames too narrow to
+// see is the renderer's job, because only the renderer knows the picture's width.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "hangscope/classify.hpp"
+#include "hangscope/model.hpp"
+
+namespace hangscope {
+
+// What the level under the root ("all") holds.
+enum class FlameRoot : uint8_t {
+  none,   // the stacks' outermost frames
+  comm,   // the command name of the sampled task, then its stack
+  group,  // the wait group, then the stack
+};
+
+struct FlameTreeOptions {
+  FlameRoot root = FlameRoot::none;
+};
+
+// 24 bytes: a 100 MB input merges into a few million nodes.
+struct FlameNode {
+  enum Kind : uint8_t { kAll, kComm, kGroup, kFrame };
+  uint32_t end = 0;    // one past the last node of this node's subtree
+  uint32_t key = 0;    // frame: a FrameId; comm: a StrId; group: a group index
+  uint32_t group = 0;  // the wait group holding most of this node's weight
+  uint16_t depth = 0;  // 0 for the root
+  Kind kind = kFrame;
+  uint64_t weight = 0;  // of every sample through this node
+};
+
+// Nodes in depth-first order: node 0 is the root, node i's subtree is [i, end), its
+// first child is i + 1 (when i + 1 < end), and the next sibling of child c is c.end.
+// Siblings are in alphabetical order of their names.
+struct FlameTree {
+  std::vector<FlameNode> nodes;
+  FlameRoot root = FlameRoot::none;
+  uint64_t rounds = 0;  // timed rounds: average blocked threads = timed_weight(i) / rounds
+  uint16_t max_depth = 0;
+
+  // The weight of the samples of timed inputs through node i. Kept apart, and only when
+  // the inputs mix timed and untimed sources; otherwise it is all or none of the weight.
+  uint64_t timed_weight(uint32_t i) const {
+    return !timed_weights.empty() ? timed_weights[i] : all_timed ? nodes[i].weight : 0;
+  }
+  std::vector<uint64_t> timed_weights;
+  bool all_timed = false;
+
+  bool has_child(uint32_t i) const { return i + 1 < nodes[i].end; }
+  // The node's own name: the frame's function, the command, the group, or "all".
+  std::string_view name(uint32_t i, const Capture& c, const Classification& cls) const;
+};
+
+FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
+                           const FlameTreeOptions& options = {});
+
+}  // namespace hangscope

@@ -1,0 +1,397 @@
+// The flame tree, the timeline, and the flamegraph SVG drawn from them.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "hangscope/render.hpp"
+#include "support/made_capture.hpp"
+#include "support/run.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace hangscope;
+using hangscope::testing::MadeCapture;
+
+namespace {
+
+std::vector<std::string> names_in_order(const FlameTree& t, const MadeCapture& m) {
+  std::vector<std::string> out;
+  for (uint32_t i = 0; i < t.nodes.size(); ++i) out.emplace_back(t.name(i, m.capture, m.cls));
+  return out;
+}
+
+std::string svg_of(MadeCapture& m, RenderOptions opt = {}, FlameTreeOptions flame = {}) {
+  Analysis a = m.analyse(flame);
+  return find_renderer("svg")->render(Report{m.capture, a}, opt);
+}
+
+// Frames drawn: the <g class="f..."> elements of the frames' group.
+size_t frames_drawn(const std::string& svg) {
+  size_t n = 0;
+  for (size_t p = svg.find("<g class=\"hs-frames\">"); p != std::string::npos;
+       p = svg.find("<g class=\"f", p + 1))
+    ++n;
+  return n - 1;
+}
+
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + what.size())) ++n;
+  return n;
+}
+
+// The attribute `attr` of the frame whose title starts with `name`.
+std::string frame_attr(const std::string& svg, const std::string& name, const std::string& attr) {
+  std::regex re("<g class=\"f[^\"]*\"([^>]*)><title>" + name + "\n[^<]*</title><rect([^>]*)/>");
+  std::smatch m;
+  if (!std::regex_search(svg, m, re)) return "";
+  std::string all = m[1].str() + m[2].str();
+  std::smatch v;
+  if (!std::regex_search(all, v, std::regex(" " + attr + "=\"([^\"]*)\""))) return "";
+  return v[1];
+}
+
+// xmllint --noout on `text`: empty when well-formed, else its complaint.
+std::string xml_problems(const std::string& text) {
+  hangscope::testing::TempDir tmp;
+  std::string path = tmp.file("picture.svg");
+  FILE* f = fopen(path.c_str(), "w");
+  fwrite(text.data(), 1, text.size(), f);
+  fclose(f);
+  auto r = hangscope::testing::run({"xmllint", "--noout", path});
+  return r.status == 0 ? "" : r.err + " (status " + std::to_string(r.status) + ")";
+}
+
+bool have_xmllint() { return hangscope::testing::run({"xmllint", "--version"}).status == 0; }
+
+}  // namespace
+
+TEST(FlameTree, MergesPrefixesRootFirstWithSiblingsAlphabetical) {
+  MadeCapture m;
+  uint32_t g = m.group("jbd2:force-commit", "jbd2");
+  m.sample(m.stack("a;b;d", g), 1);
+  m.sample(m.stack("e", g), 3);
+  m.sample(m.stack("a;b;c", g), 2);
+  Analysis a = m.analyse();
+  const FlameTree& t = a.flame;
+  EXPECT_EQ(names_in_order(t, m), (std::vector<std::string>{"all", "a", "b", "c", "d", "e"}));
+  std::vector<uint64_t> weights;
+  for (const FlameNode& n : t.nodes) weights.push_back(n.weight);
+  EXPECT_EQ(weights, (std::vector<uint64_t>{6, 3, 3, 2, 1, 3}));
+  EXPECT_EQ(t.nodes[0].end, 6u);
+  EXPECT_EQ(t.nodes[1].end, 5u);  // a's subtree: a, b, c, d
+  EXPECT_EQ(t.nodes[2].end, 5u);  // b's: b, c, d
+  EXPECT_EQ(t.nodes[3].end, 4u);  // c is a leaf, d its next sibling
+  EXPECT_FALSE(t.has_child(3));
+  EXPECT_TRUE(t.has_child(2));
+  EXPECT_EQ(t.max_depth, 3);
+  EXPECT_EQ(t.nodes[3].depth, 3);
+}
+
+TEST(FlameTree, LongSharedPrefixesMergeAndSortPastTheFirstFrames) {
+  MadeCapture m;
+  m.sample(m.stack("e;s;a;b;c;z", 0), 1);
+  m.sample(m.stack("e;s;a;b;c;d;y", 0), 1);
+  m.sample(m.stack("e;s;a;b", 0), 1);
+  m.sample(m.stack("e;s;a;b;c;d;x", 0), 1);
+  m.sample(m.stack("e;s;a;b;c", 0), 1);
+  Analysis a = m.analyse();
+  EXPECT_EQ(names_in_order(a.flame, m),
+            (std::vector<std::string>{"all", "e", "s", "a", "b", "c", "d", "x", "y", "z"}));
+  std::vector<uint64_t> weights;
+  for (const FlameNode& n : a.flame.nodes) weights.push_back(n.weight);
+  EXPECT_EQ(weights, (std::vector<uint64_t>{5, 5, 5, 5, 5, 4, 2, 1, 1, 1}));
+}
+
+TEST(FlameTree, NodeGroupIsTheGroupWithMostWeight) {
+  MadeCapture m;
+  uint32_t rename = m.group("vfs:rename-lock", "vfs");
+  uint32_t commit = m.group("jbd2:force-commit", "jbd2");
+  m.sample(m.stack("sys;x;lock_rename", rename), 3);
+  m.sample(m.stack("sys;x;wait_commit", commit), 5);
+  m.sample(m.stack("sys;y", rename), 4);
+  Analysis a = m.analyse();
+  auto names = names_in_order(a.flame, m);
+  auto node = [&](const std::string& n) {
+    return a.flame.nodes[std::find(names.begin(), names.end(), n) - names.begin()];
+  };
+  EXPECT_EQ(node("lock_rename").group, rename);
+  EXPECT_EQ(node("wait_commit").group, commit);
+  EXPECT_EQ(node("x").group, commit);    // 5 against 3
+  EXPECT_EQ(node("sys").group, rename);  // 7 against 5
+}
+
+TEST(FlameTree, CommAndGroupRoots) {
+  MadeCapture m;
+  uint32_t g1 = m.group("vfs:rename-lock", "vfs");
+  uint32_t g2 = m.group("jbd2:log-space", "jbd2");
+  StackId s = m.stack("a;b", g1);
+  m.sample(s, 1, kNoRound, "python3", 10);
+  m.sample(s, 1, kNoRound, "gcc", 11);
+  m.sample(m.stack("a;c", g2), 2, kNoRound, "gcc", 11);
+  Analysis by_comm = m.analyse({FlameRoot::comm});
+  EXPECT_EQ(names_in_order(by_comm.flame, m),
+            (std::vector<std::string>{"all", "gcc", "a", "b", "c", "python3", "a", "b"}));
+  EXPECT_EQ(by_comm.flame.nodes[1].kind, FlameNode::kComm);
+  EXPECT_EQ(by_comm.flame.nodes[1].weight, 3u);
+  Analysis by_group = m.analyse({FlameRoot::group});
+  EXPECT_EQ(
+      names_in_order(by_group.flame, m),
+      (std::vector<std::string>{"all", "jbd2:log-space", "a", "c", "vfs:rename-lock", "a", "b"}));
+}
+
+TEST(FlameTree, TimedWeightGivesAverageBlockedThreads) {
+  MadeCapture m(true);
+  uint32_t g = m.group("jbd2:log-space", "jbd2");
+  StackId s = m.stack("a;b", g);
+  for (int r = 0; r < 4; ++r) {
+    uint32_t round = m.round();
+    m.sample(s, 1, round, "w", 1);
+    if (r < 2) m.sample(s, 1, round, "w", 2);
+  }
+  Analysis a = m.analyse();
+  EXPECT_EQ(a.flame.rounds, 4u);
+  EXPECT_EQ(a.flame.timed_weight(0), 6u);  // 6 / 4 rounds = 1.5 threads
+  EXPECT_EQ(a.flame.timed_weight(2), 6u);
+}
+
+TEST(FlameTree, MixedTimedAndUntimedInputsKeepTimedWeightApart) {
+  MadeCapture m(true, "timed.capture");
+  StackId s = m.stack("a;b", 0);
+  uint32_t round = m.round();
+  m.sample(s, 1, round);
+  m.sample(m.stack("a;c", 0), 1, round);
+  m.next_input(false, "dump.txt");
+  m.sample(s, 5);
+  Analysis an = m.analyse();
+  const FlameTree& t = an.flame;
+  ASSERT_EQ(names_in_order(t, m), (std::vector<std::string>{"all", "a", "b", "c"}));
+  EXPECT_EQ(t.nodes[2].weight, 6u);
+  EXPECT_EQ(t.timed_weight(2), 1u);
+  EXPECT_EQ(t.timed_weight(3), 1u);
+  EXPECT_EQ(t.timed_weight(0), 2u);
+}
+
+TEST(FlameTree, ManyGroupsMeetingAtTheRootStayExact) {
+  MadeCapture m;
+  // 300 groups of one stack each under one frame; group 7 is the heaviest.
+  for (uint32_t i = 0; i < 300; ++i) {
+    uint32_t g = m.group("g" + std::to_string(i), "s");
+    m.sample(m.stack("entry;f" + std::to_string(i), g), i == 6 ? 1000 : 1 + i % 5);
+  }
+  Analysis a = m.analyse();
+  EXPECT_EQ(a.flame.nodes[1].group, 7u);  // group 0 is MadeCapture's "other"
+  EXPECT_EQ(a.flame.nodes[0].group, 7u);
+}
+
+TEST(Timeline, BlockedPerGroupPerRoundAndOnset) {
+  MadeCapture m(true);
+  uint32_t calm = m.group("mm:writeback", "mm");
+  uint32_t storm = m.group("vfs:rename-lock", "vfs");
+  StackId a = m.stack("x;wb", calm), b = m.stack("x;rename", storm);
+  // Rounds 0-2: one thread in writeback; rounds 3-5: five in the rename lock too.
+  for (int r = 0; r < 6; ++r) {
+    uint32_t round = m.round();
+    m.sample(a, 1, round, "k", 1);
+    if (r >= 3)
+      for (int t = 0; t < 5; ++t) m.sample(b, 1, round, "w", 10 + t);
+  }
+  Analysis an = m.analyse();
+  const Timeline& t = an.timeline;
+  ASSERT_EQ(t.rounds.size(), 6u);
+  ASSERT_EQ(t.groups, (std::vector<uint32_t>{storm, calm}));  // heaviest first
+  EXPECT_EQ(t.at(0, 0), 0u);
+  EXPECT_EQ(t.at(0, 1), 1u);
+  EXPECT_EQ(t.at(4, 0), 5u);
+  EXPECT_EQ(t.total(5), 6u);
+  EXPECT_EQ(t.peak, 6u);
+  EXPECT_EQ(t.onset_row, 3u);
+  EXPECT_EQ(t.onset_group, storm);
+}
+
+TEST(Timeline, DumpsHaveNone) {
+  MadeCapture m(false);
+  m.sample(m.stack("a", 0), 1);
+  EXPECT_TRUE(m.analyse().timeline.empty());
+}
+
+TEST(FlameSvg, OneFramePerNodeWithWidthsAsShares) {
+  MadeCapture m;
+  uint32_t g = m.group("jbd2:force-commit", "jbd2");
+  m.sample(m.stack("a;b;c", g), 3);
+  m.sample(m.stack("a;d", g), 1);
+  RenderOptions opt;
+  opt.min_width = 0;
+  std::string svg = svg_of(m, opt);
+  EXPECT_EQ(frames_drawn(svg), 5u) << svg;
+  EXPECT_EQ(frame_attr(svg, "all", "width"), "100.0000%");
+  EXPECT_EQ(frame_attr(svg, "a", "width"), "100.0000%");
+  EXPECT_EQ(frame_attr(svg, "b", "width"), "75.0000%");
+  EXPECT_EQ(frame_attr(svg, "d", "x"), "75.0000%");
+  EXPECT_EQ(frame_attr(svg, "d", "width"), "25.0000%");
+  EXPECT_EQ(frame_attr(svg, "d", "data-s"), "1");
+  EXPECT_EQ(frame_attr(svg, "d", "data-o"), "3");
+  // Fills the window by default; a fixed width on request.
+  EXPECT_NE(svg.find("width=\"100%\" height="), std::string::npos);
+  opt.width = 800;
+  EXPECT_NE(svg_of(m, opt).find("width=\"800\" height="), std::string::npos);
+}
+
+TEST(FlameSvg, RootAtTheBottomOrOnTopWithIcicle) {
+  MadeCapture m;
+  m.sample(m.stack("a;b", 0), 1);
+  RenderOptions opt;
+  std::string flame = svg_of(m, opt);
+  EXPECT_GT(std::stoi(frame_attr(flame, "all", "y")), std::stoi(frame_attr(flame, "b", "y")));
+  opt.icicle = true;
+  std::string icicle = svg_of(m, opt);
+  EXPECT_LT(std::stoi(frame_attr(icicle, "all", "y")), std::stoi(frame_attr(icicle, "b", "y")));
+}
+
+TEST(FlameSvg, SortByCountPutsTheWidestFirst) {
+  MadeCapture m;
+  m.sample(m.stack("root;alpha", 0), 1);
+  m.sample(m.stack("root;zulu", 0), 5);
+  RenderOptions opt;
+  EXPECT_EQ(frame_attr(svg_of(m, opt), "alpha", "data-o"), "0");
+  opt.sort = FrameOrder::count;
+  std::string svg = svg_of(m, opt);
+  EXPECT_EQ(frame_attr(svg, "zulu", "data-o"), "0");
+  EXPECT_EQ(frame_attr(svg, "alpha", "data-o"), "5");
+}
+
+TEST(FlameSvg, MinWidthMergesAwayNarrowFramesInPixelsOrPercent) {
+  MadeCapture m;
+  m.sample(m.stack("a;wide", 0), 990);
+  m.sample(m.stack("a;narrow;deeper", 0), 10);  // 1% of the whole
+  RenderOptions opt;
+  opt.min_width = 0.5;
+  opt.min_width_percent = true;
+  std::string kept = svg_of(m, opt);
+  EXPECT_NE(kept.find("<title>narrow\n"), std::string::npos);
+  EXPECT_NE(kept.find("<title>deeper\n"), std::string::npos);
+  opt.min_width = 2;  // percent
+  std::string pruned = svg_of(m, opt);
+  EXPECT_EQ(pruned.find("<title>narrow\n"), std::string::npos);
+  EXPECT_EQ(pruned.find("<title>deeper\n"), std::string::npos);
+  EXPECT_NE(pruned.find("<title>wide\n"), std::string::npos);
+  // 1% of 1200 px is 12 px: kept at 10 px, pruned at 20 px.
+  opt.min_width_percent = false;
+  opt.min_width = 10;
+  EXPECT_NE(svg_of(m, opt).find("<title>narrow\n"), std::string::npos);
+  opt.min_width = 20;
+  EXPECT_EQ(svg_of(m, opt).find("<title>narrow\n"), std::string::npos);
+}
+
+TEST(FlameSvg, OutputSizeIsBoundedByTheWidthNotTheInput) {
+  auto make = [](int stacks) {
+    MadeCapture m;
+    m.sample(m.stack("entry;syscall;heavy;wait", 0), 1'000'000);
+    for (int i = 0; i < stacks; ++i)
+      m.sample(m.stack("entry;syscall;f" + std::to_string(i % 97) + ";g" + std::to_string(i), 0),
+               1);
+    return svg_of(m);
+  };
+  std::string small = make(1000), large = make(20000);
+  EXPECT_LT(large.size(), 2 * small.size()) << small.size() << " vs " << large.size();
+  EXPECT_LT(large.size(), 200'000u);
+}
+
+TEST(FlameSvg, NamesAreEscapedAndInvalidUtf8IsShownNotFatal) {
+  MadeCapture m;
+  m.sample(m.stack(std::string("x<y>&\"z';bad\xff\xfe;ctl\x01;caf\xc3\xa9"), 0), 1);
+  RenderOptions opt;
+  opt.title = "A <title> & more";
+  std::string svg = svg_of(m, opt);
+  EXPECT_NE(svg.find("<title>x&lt;y&gt;&amp;&quot;z&#39;\n"), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<title>bad\\xff\\xfe\n"), std::string::npos);
+  EXPECT_NE(svg.find("<title>ctl\\x01\n"), std::string::npos);
+  EXPECT_NE(svg.find("<title>caf\xc3\xa9\n"), std::string::npos);  // valid UTF-8 stays
+  EXPECT_NE(svg.find("A &lt;title&gt; &amp; more"), std::string::npos);
+  EXPECT_EQ(svg.find('\x01'), std::string::npos);
+  EXPECT_EQ(svg.find('\xff'), std::string::npos);
+  if (!have_xmllint()) GTEST_SKIP() << "xmllint (libxml2-utils) is not installed";
+  EXPECT_EQ(xml_problems(svg), "");
+}
+
+TEST(FlameSvg, ColoursByWaitGroupWithLegendOrBySubsystem) {
+  MadeCapture m;
+  uint32_t rename = m.group("vfs:rename-lock", "vfs");
+  uint32_t commit = m.group("jbd2:force-commit", "jbd2");
+  uint32_t space = m.group("jbd2:log-space", "jbd2");
+  m.sample(m.stack("sys;lock_rename", rename), 6);
+  m.sample(m.stack("sys;wait_commit", commit), 3);
+  m.sample(m.stack("sys;wait_space", space), 1);
+  std::string by_group = svg_of(m);
+  EXPECT_NE(by_group.find(">vfs:rename-lock 60.0%</text>"), std::string::npos) << by_group;
+  EXPECT_NE(by_group.find(">jbd2:force-commit 30.0%</text>"), std::string::npos);
+  EXPECT_NE(by_group.find(">jbd2:log-space 10.0%</text>"), std::string::npos);
+  auto hue = [](const std::string& fill) { return fill.substr(0, fill.find(',')); };
+  EXPECT_NE(hue(frame_attr(by_group, "wait_commit", "fill")),
+            hue(frame_attr(by_group, "wait_space", "fill")));
+  RenderOptions opt;
+  opt.color_by = ColorBy::subsystem;
+  std::string by_subsystem = svg_of(m, opt);
+  EXPECT_NE(by_subsystem.find(">vfs 60.0%</text>"), std::string::npos) << by_subsystem;
+  EXPECT_NE(by_subsystem.find(">jbd2 40.0%</text>"), std::string::npos);
+  EXPECT_EQ(hue(frame_attr(by_subsystem, "wait_commit", "fill")),
+            hue(frame_attr(by_subsystem, "wait_space", "fill")));
+}
+
+TEST(FlameSvg, LegendStaysSmallWithManyGroups) {
+  MadeCapture m;
+  for (int i = 0; i < 40; ++i)
+    m.sample(m.stack("entry;f" + std::to_string(i), m.group("g" + std::to_string(i), "s")), 1);
+  std::string svg = svg_of(m);
+  EXPECT_EQ(count(svg, "<g class=\"hs-key\">"), 25u);  // 24 groups and one line for the rest
+  EXPECT_NE(svg.find(">16 more 40.0%</text>"), std::string::npos);
+}
+
+TEST(FlameSvg, UserFramesAreMarkedAndPale) {
+  MadeCapture m;
+  uint32_t g = m.group("vfs:rename-lock", "vfs");
+  m.sample(m.stack("u:main;u:rename;kernel_entry;lock_rename", g), 1);
+  std::string svg = svg_of(m);
+  EXPECT_NE(svg.find("<g class=\"f u\""), std::string::npos);
+  EXPECT_EQ(count(svg, "<g class=\"f u\""), 2u);
+  std::string user = frame_attr(svg, "main", "fill"),
+              kernel = frame_attr(svg, "lock_rename", "fill");
+  // hsl(h,s%,l%): user frames are lighter and less saturated.
+  std::smatch a, b;
+  std::regex hsl("hsl\\((\\d+),(\\d+)%,(\\d+)%\\)");
+  ASSERT_TRUE(std::regex_match(user, a, hsl)) << user;
+  ASSERT_TRUE(std::regex_match(kernel, b, hsl)) << kernel;
+  EXPECT_LT(std::stoi(a[2]), std::stoi(b[2]));
+  EXPECT_GT(std::stoi(a[3]), std::stoi(b[3]));
+}
+
+TEST(FlameSvg, LabelsAreFittedToTheFrameWidth) {
+  MadeCapture m;
+  std::string long_name(200, 'q');
+  m.sample(m.stack("a;" + long_name, 0), 1);
+  m.sample(m.stack("a;short", 0), 1);
+  RenderOptions opt;
+  opt.width = 400;  // each leaf 200 px: (200 - 6) / 7.2 = 26 characters
+  std::string svg = svg_of(m, opt);
+  EXPECT_NE(svg.find(">" + std::string(24, 'q') + "..</text>"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">short</text>"), std::string::npos);
+}
+
+TEST(FlameSvg, EmptyCaptureSaysSo) {
+  MadeCapture m;
+  std::string svg = svg_of(m);
+  EXPECT_NE(svg.find("no blocked tasks were seen"), std::string::npos);
+  EXPECT_EQ(frames_drawn(svg), 0u);
+}
+
+TEST(FlameSvg, StandaloneCarriesScriptAndStyleSafely) {
+  MadeCapture m;
+  m.sample(m.stack("a", 0), 1);
+  std::string svg = svg_of(m);
+  EXPECT_EQ(svg.rfind("<?xml version=\"1.0\"", 0), 0u);
+  EXPECT_NE(svg.find("<script><![CDATA[\n"), std::string::npos);
+  EXPECT_NE(svg.find("function hsFlame(svg)"), std::string::npos);
+  // The embedded style and script must not end their CDATA sections (or, in the HTML
+  // report, the page's <script>) early.
+  EXPECT_EQ(count(svg, "]]>"), 2u);
+  EXPECT_EQ(count(svg, "</script"), 1u);
+}
