@@ -51,6 +51,7 @@ struct DiffArgs {
   std::string output;
   unsigned resamples = 2000;
   std::string basis = "auto";
+  std::string title;
 };
 
 // record.cpp

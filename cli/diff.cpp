@@ -5,6 +5,7 @@
 #include "hangscope/analysis.hpp"
 #include "hangscope/diff.hpp"
 #include "hangscope/diff_render.hpp"
+#include "hangscope/flame_compare.hpp"
 #include "hangscope/ingest.hpp"
 #include "output.hpp"
 
@@ -27,6 +28,7 @@ CLI::App* add_diff(CLI::App& app, DiffArgs& opts) {
       ->check(CLI::IsMember(formats))
       ->capture_default_str();
   cmd->add_option("-o,--output", opts.output, "Write to this file instead of standard output");
+  cmd->add_option("--title", opts.title, "Title of the differential flamegraph and page");
   cmd->add_option("--by", opts.basis,
                   "Compare average blocked threads, or shares of samples; auto: threads unless "
                   "some input has no rounds or one side's rounds were mostly late")
@@ -52,7 +54,11 @@ int run_diff(const DiffArgs& opts) {
   options.force_share = opts.basis == "share";
   options.auto_share = opts.basis == "auto";
   DiffResult result = diff(DiffInput{base, a}, DiffInput{target, b}, options);
-  write_output(opts.output, find_diff_renderer(opts.format)->render(result, RenderOptions{}));
+  FlameComparison flame = compare_flames(base, a, target, b, result.basis);
+  DiffReport report{result, Report{base, a}, Report{target, b}, flame};
+  RenderOptions render;
+  render.title = opts.title;
+  write_output(opts.output, find_diff_renderer(opts.format)->render(report, render));
   return kOk;
 }
 

@@ -51,7 +51,8 @@ class DiffJsonRenderer final : public DiffRenderer {
  public:
   std::string_view name() const override { return "json"; }
   std::string_view description() const override { return "every table and ranking, for scripts"; }
-  std::string render(const DiffResult& d, const RenderOptions&) const override {
+  std::string render(const DiffReport& report, const RenderOptions&) const override {
+    const DiffResult& d = report.result;
     json j;
     j["basis"] = d.basis == DiffBasis::share ? "share" : "blocked_threads";
     if (!d.basis_note.empty()) j["basis_note"] = d.basis_note;

@@ -5,9 +5,11 @@
 namespace hangscope {
 
 std::span<const DiffRenderer* const> diff_renderers() {
-  static const std::array<const DiffRenderer*, 2> all = {
+  static const std::array<const DiffRenderer*, 4> all = {
       &render::diff_text_renderer(),
       &render::diff_json_renderer(),
+      &render::diff_svg_renderer(),
+      &render::diff_html_renderer(),
   };
   return all;
 }

@@ -64,6 +64,24 @@ std::vector<Placed> place(const FlameTree& tree, double min_weight, FrameOrder o
 
 std::string percent(double x) { return fmt::format("{:.4f}%", x * 100); }
 
+// Red for growth, blue for shrinking, saturation by the change relative to the largest.
+std::string change_fill(const FlameComparison& c, uint32_t node) {
+  double delta = c.target[node] - c.base[node];
+  double strength = c.max_abs_delta > 0 ? std::min(1.0, std::abs(delta) / c.max_abs_delta) : 0;
+  int sat = static_cast<int>(std::lround(8 + 82 * std::sqrt(strength)));
+  int light = static_cast<int>(std::lround(88 - 30 * std::sqrt(strength)));
+  return fmt::format("hsl({},{}%,{}%)", delta >= 0 ? 0 : 220, delta == 0 ? 0 : sat, light);
+}
+
+// "base 1.68 → target 9.72 blocked threads (+8.04)" for the tooltip.
+std::string change_text(const FlameComparison& c, uint32_t node) {
+  const double b = c.base[node], t = c.target[node];
+  if (c.basis == DiffBasis::share)
+    return fmt::format("base {:.2f}% → target {:.2f}% of samples ({:+.2f} points)", b * 100,
+                       t * 100, (t - b) * 100);
+  return fmt::format("base {:.2f} → target {:.2f} blocked threads ({:+.2f})", b, t, t - b);
+}
+
 // The colour keys with weight, heaviest first; past kMaxLegend, one line for the rest,
 // so that an input with thousands of groups still draws a small legend.
 void legend(Out out, const Palette& palette, unsigned width, size_t& rows) {
@@ -99,6 +117,23 @@ void legend(Out out, const Palette& palette, unsigned width, size_t& rows) {
   rows = (i + columns - 1) / columns;
 }
 
+// A differential flamegraph's key: what its colours mean.
+void change_legend(Out out, size_t& rows) {
+  const char* entries[][2] = {{"hsl(0,90%,58%)", "grew against the base (stronger: more)"},
+                              {"hsl(220,90%,58%)", "shrank against the base"},
+                              {"hsl(0,0%,88%)", "unchanged"}};
+  fmt::format_to(out, "<g class=\"hs-legend\">\n");
+  for (size_t i = 0; i < 3; ++i)
+    fmt::format_to(out,
+                   "<g class=\"hs-key\"><rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" "
+                   "fill=\"{}\" transform=\"translate(10,0)\"/><text x=\"{}\" dx=\"28\" "
+                   "y=\"{}\">{}</text></g>\n",
+                   percent(i / 3.0), kLegendY, entries[i][0], percent(i / 3.0), kLegendY + 10,
+                   entries[i][1]);
+  fmt::format_to(out, "</g>\n");
+  rows = 1;
+}
+
 }  // namespace
 
 std::string picture_title(const Report& report, const RenderOptions& options) {
@@ -112,7 +147,7 @@ std::string picture_title(const Report& report, const RenderOptions& options) {
 }
 
 std::string flame_svg(const Report& report, const RenderOptions& opt, bool standalone,
-                      FlameStats* stats_out) {
+                      FlameStats* stats_out, const FlameComparison* cmp) {
   const FlameTree& tree = report.analysis.flame;
   const Capture& capture = report.capture;
   const Classification& cls = report.classification();
@@ -137,7 +172,11 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
   // The legend decides where the frames start, so draw it first, aside.
   std::string legend_svg;
   size_t legend_rows = 0;
-  legend(Out(legend_svg), palette, width, legend_rows);
+  if (cmp) {
+    change_legend(Out(legend_svg), legend_rows);
+  } else {
+    legend(Out(legend_svg), palette, width, legend_rows);
+  }
   const unsigned frames_top = kLegendY + static_cast<unsigned>(legend_rows) * kLegendRow + 6;
   const unsigned frames_height = (depth + 1u) * FlameLayout::kFrameHeight;
   const unsigned details_y = frames_top + frames_height + 18;
@@ -166,7 +205,11 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
     subtitle += fmt::format(" in {} rounds over {:.2f} s: {:.2f} average blocked threads",
                             sum.rounds, sum.duration_s, avg);
   }
-  subtitle += opt.color_by == ColorBy::group ? "; colour: wait group" : "; colour: subsystem";
+  if (cmp) {
+    subtitle += "; colour: change against the base (red grew, blue shrank)";
+  } else {
+    subtitle += opt.color_by == ColorBy::group ? "; colour: wait group" : "; colour: subsystem";
+  }
   subtitle += "; pale: user space";
   fmt::format_to(out, "<text class=\"hs-sub\" x=\"50%\" y=\"{}\">{}</text>\n", kSubtitleY,
                  xml_text(subtitle));
@@ -215,8 +258,10 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
     const double w = static_cast<double>(n.weight) / static_cast<double>(total);
     const unsigned y = opt.icicle ? frames_top + n.depth * FlameLayout::kFrameHeight
                                   : frames_top + (depth - n.depth) * FlameLayout::kFrameHeight;
+    if (cmp) fill = change_fill(*cmp, p.node);
     fmt::format_to(out, "<g class=\"{}\" data-o=\"{}\" data-s=\"{}\" data-d=\"{}\" data-g=\"{}\"",
                    cls_name, p.offset, n.weight, n.depth, n.group);
+    if (cmp) fmt::format_to(out, " data-c=\"{}\"", xml_text(change_text(*cmp, p.node)));
     if (tree.rounds) fmt::format_to(out, " data-t=\"{}\"", tree.timed_weight(p.node));
     if (!module.empty()) {
       svg += " data-m=\"";

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "hangscope/flame_compare.hpp"
 #include "hangscope/render.hpp"
 #include "palette.hpp"
 
@@ -23,8 +24,10 @@ struct FlameStats {
   size_t pruned = 0;  // subtrees too narrow to draw
 };
 
+// With a comparison, frames are coloured by change against the base (red grew, blue
+// shrank, stronger for larger changes) and the tooltips show the base's value.
 std::string flame_svg(const Report& report, const RenderOptions& options, bool standalone,
-                      FlameStats* stats = nullptr);
+                      FlameStats* stats = nullptr, const FlameComparison* comparison = nullptr);
 
 // The picture's title: options.title, or one made from the inputs.
 std::string picture_title(const Report& report, const RenderOptions& options);

@@ -7,16 +7,26 @@
 #include <string_view>
 
 #include "hangscope/diff.hpp"
+#include "hangscope/flame_compare.hpp"
 #include "hangscope/render.hpp"
 
 namespace hangscope {
+
+// What the diff renderers read: the comparison, both sides' analyses (for pictures),
+// and the target's flame tree compared with the base's.
+struct DiffReport {
+  const DiffResult& result;
+  Report base;
+  Report target;
+  const FlameComparison& flame;
+};
 
 class DiffRenderer {
  public:
   virtual ~DiffRenderer() = default;
   virtual std::string_view name() const = 0;
   virtual std::string_view description() const = 0;
-  virtual std::string render(const DiffResult& diff, const RenderOptions& options) const = 0;
+  virtual std::string render(const DiffReport& diff, const RenderOptions& options) const = 0;
 };
 
 std::span<const DiffRenderer* const> diff_renderers();

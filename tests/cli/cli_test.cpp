@@ -228,3 +228,34 @@ TEST(Cli, DiffOfTwoRealKernelsNamesTheJbd2GroupsAndTheirDirection) {
       << text.out;
   EXPECT_NE(text.out.find("compared by share of samples"), std::string::npos);
 }
+
+TEST(Cli, DiffPicturesAreWellFormedAndColouredByChange) {
+  TempDir tmp;
+  const std::string dir = kFixtures + "/two-kernels/";
+  const std::string base = dir + "storm-6.1.0-57-cloud-amd64.capture";
+  const std::string target = dir + "storm-6.18.44-fc-v782.capture";
+  std::string svg = tmp.file("diff.svg"), html = tmp.file("diff.html");
+  ASSERT_EQ(run({kBin, "diff", "--base", base, "--target", target, "-f", "svg", "-o", svg}).status, 0);
+  ASSERT_EQ(run({kBin, "diff", "--base", base, "--target", target, "-f", "html", "-o", html}).status,
+            0);
+  std::string s = slurp(svg);
+  if (run({"xmllint", "--version"}).status == 0) {
+    RunResult lint = run({"xmllint", "--noout", svg});
+    EXPECT_EQ(lint.status, 0) << lint.err;
+  }
+  // Frames that grew are red, frames that shrank blue, and tooltips carry the base.
+  EXPECT_NE(s.find("fill=\"hsl(0,"), std::string::npos);
+  EXPECT_NE(s.find("fill=\"hsl(220,"), std::string::npos);
+  EXPECT_NE(s.find("data-c=\"base "), std::string::npos);
+  size_t fsync = s.find("<title>jbd2_log_wait_commit");
+  ASSERT_NE(fsync, std::string::npos);
+  size_t g = s.rfind("<g class=", fsync);
+  std::string frame = s.substr(g, fsync - g);
+  EXPECT_NE(frame.find("data-c=\"base 9."), std::string::npos) << frame;  // 9.3% on 6.1
+  std::string page = slurp(html);
+  EXPECT_NE(page.find("Regressions, by added share of samples"), std::string::npos);
+  EXPECT_NE(page.find("Differential flamegraph"), std::string::npos);
+  EXPECT_NE(page.find("<svg"), std::string::npos);
+  EXPECT_EQ(page.find("http://"), page.find("http://www.w3.org/2000/svg"))
+      << "no network references besides the SVG namespace";
+}

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "hangscope/diff.hpp"
+#include "hangscope/flame_compare.hpp"
 #include "hangscope/ingest.hpp"
 
 using namespace hangscope;
@@ -204,4 +205,35 @@ TEST(Diff, ASideWithMostlyLateRoundsIsComparedByShare) {
   threads.auto_share = false;
   DiffResult t = diff(DiffInput{s.base, s.a}, DiffInput{s.target, s.b}, threads);
   EXPECT_EQ(t.basis, DiffBasis::blocked_threads);
+}
+
+TEST(Diff, FlameComparisonMatchesPathsAcrossSides) {
+  // Base: force commit at 1 thread; target: force commit at 3 threads and a new log-space
+  // wait at 1 thread. Deterministic means (Poisson with these seeds only roughly), so the
+  // check is against each side's own flame tree.
+  Sides s{make_capture({{kForceCommit, 1.0}}, 300, 14),
+          make_capture({{kForceCommit, 3.0}, {kLogSpace, 1.0}}, 300, 15), {}, {}};
+  s.a = analyze(s.base);
+  s.b = analyze(s.target);
+  FlameComparison c =
+      compare_flames(s.base, s.a, s.target, s.b, DiffBasis::blocked_threads);
+  const FlameTree& t = s.b.flame;
+  ASSERT_EQ(c.base.size(), t.nodes.size());
+  bool saw_fsync = false, saw_new = false;
+  for (uint32_t i = 1; i < t.nodes.size(); ++i) {
+    std::string_view name = t.name(i, s.target, s.b.classification);
+    if (name == "jbd2_log_wait_commit") {
+      saw_fsync = true;
+      EXPECT_NEAR(c.base[i], 1.0, 0.2);    // the base's value on the same path
+      EXPECT_NEAR(c.target[i], 3.0, 0.3);
+    }
+    if (name == "ext4_create") {  // the log-space path exists on the target only
+      saw_new = true;
+      EXPECT_EQ(c.base[i], 0.0);
+      EXPECT_NEAR(c.target[i], 1.0, 0.2);
+    }
+  }
+  EXPECT_TRUE(saw_fsync);
+  EXPECT_TRUE(saw_new);
+  EXPECT_NEAR(c.max_abs_delta, 2.0, 0.4);
 }

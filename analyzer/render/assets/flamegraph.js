@@ -2,7 +2,8 @@
 // Embedded into every flamegraph SVG (and once into the HTML report) at build time.
 // Each frame is <g class="f" data-o data-s data-d data-g [data-t] [data-m]> holding
 // <title>, <rect> and <text>; data-o is the weight to the frame's left, data-s its
-// weight, data-d its depth, data-g its wait group, data-t its weight from timed inputs.
+// weight, data-d its depth, data-g its wait group, data-t its weight from timed inputs,
+// data-c (differential flamegraphs) its change against the base, in words.
 'use strict';
 
 function hsFlame(svg) {
@@ -31,7 +32,7 @@ function hsFlame(svg) {
       g, rect, text: g.querySelector('text'), name,
       o: Number(g.dataset.o), s: Number(g.dataset.s), d: Number(g.dataset.d),
       t: g.dataset.t === undefined ? null : Number(g.dataset.t),
-      group: groupNames.get(g.dataset.g) || '', module: g.dataset.m || '',
+      group: groupNames.get(g.dataset.g) || '', module: g.dataset.m || '', change: g.dataset.c || '',
       user: g.classList.contains('u'), x0: rect.getAttribute('x'), w0: rect.getAttribute('width'),
     };
     g.hsFrame = f;
@@ -171,6 +172,7 @@ function hsFlame(svg) {
     lines.push(share);
     if (rounds > 0 && f.t !== null) lines.push('average blocked threads: ' + fmt(f.t / rounds));
     if (f.group) lines.push('wait group: ' + f.group);
+    if (f.change) lines.push(f.change);
     return lines;
   }
 
