@@ -1,0 +1,35 @@
+// One stop of a whole process: every thread attached with PTRACE_SEIZE and stopped with
+// PTRACE_INTERRUPT, visited while all are stopped, then detached at once.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "hangscope/user_stack.hpp"
+
+namespace hangscope::user_stack {
+
+struct ThreadStop {
+  enum class State { stopped, did_not_stop, gone, denied };
+  int tid = 0;
+  State state = State::did_not_stop;
+  int error = 0;        // errno of a refused PTRACE_SEIZE
+  int pending_signal = 0;  // a signal that arrived with the stop, delivered at detach
+};
+
+struct ProcessStop {
+  std::vector<ThreadStop> threads;
+  bool attached = false;
+  std::chrono::nanoseconds pause{0};  // first PTRACE_INTERRUPT to last PTRACE_DETACH
+};
+
+// Must run on a thread of its own that ends right after it returns: threads that did
+// not stop by `deadline` stay attached with their interrupt pending, and only the end
+// of the tracing thread releases them without waiting for them to stop.
+// `visit(tid)` runs for each stopped thread while the whole process is stopped.
+ProcessStop stop_process(const std::string& proc_root, int pid, UnwindDeadline deadline,
+                         const std::function<void(int tid)>& visit);
+
+}  // namespace hangscope::user_stack
