@@ -126,7 +126,7 @@ bool parse_user_frame(std::string_view text, FrameText& out) {
       size_t plus = name.rfind('+');
       if (plus != std::string_view::npos && plus > 0 && is_offset(name.substr(plus)))
         name = name.substr(0, plus);
-      if (name.empty() || out.module.empty()) return false;
+      if (name.empty() || name.front() == '+' || out.module.empty()) return false;
       out.function = fold_symbol_suffixes(name);
       return true;
     }

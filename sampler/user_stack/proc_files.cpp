@@ -47,6 +47,7 @@ std::optional<SyscallState> parse_syscall(std::string_view text) {
   if (fields.size() != 3 && fields.size() != 9) return std::nullopt;
   auto [p, ec] = std::from_chars(fields[0].data(), fields[0].data() + fields[0].size(), s.nr);
   if (ec != std::errc() || p != fields[0].data() + fields[0].size()) return std::nullopt;
+  if (fields.size() == 3 && s.nr >= 0) return std::nullopt;  // the short form is "-1 sp pc"
   // The user stack and instruction pointers are always the last two fields.
   for (auto [field, out] : {std::pair{fields[fields.size() - 2], &s.sp},
                             std::pair{fields[fields.size() - 1], &s.pc}}) {
