@@ -91,6 +91,10 @@ struct UserStackOptions {
   std::string debug_root = "/usr/lib/debug";  // separate debug files, by build id
   size_t max_frames = 128;
   PtraceReader ptrace_reader = PtraceReader::cached_tables;
+  // How long a process stop waits for its threads to stop after PTRACE_INTERRUPT: a
+  // sleeping or running thread stops within microseconds (a busy machine: a scheduling
+  // delay); one in D state only when its wait ends, and is not waited for.
+  std::chrono::microseconds stop_wait{20'000};
   // A process's maps are read again when older than this, or when an address falls
   // outside them.
   std::chrono::milliseconds maps_max_age{1000};
@@ -113,9 +117,10 @@ class UserStackUnwinder {
   UserStackUnwinder(const UserStackUnwinder&) = delete;
   UserStackUnwinder& operator=(const UserStackUnwinder&) = delete;
 
-  // Stops every thread of `pid`, unwinds each, and detaches them all; threads that do
-  // not stop before `deadline` are left running (did_not_stop) and released when this
-  // returns. Symbols are resolved after the detach, outside the pause.
+  // Stops every thread of `pid`, unwinds each as it stops, and detaches them all at
+  // once; threads that do not stop within options.stop_wait (or by `deadline`) are not
+  // waited for (did_not_stop) and are released when this returns. The pause ends by
+  // the deadline; symbols are resolved after the detach, outside it.
   //
   // Attaching makes this process the tracer: while it runs, no other thread of this
   // process may wait for "any child" (waitpid(-1, ..., __WALL)), and a SIGCHLD handler,

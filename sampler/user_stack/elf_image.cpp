@@ -154,8 +154,8 @@ std::shared_ptr<SymbolTable> ElfImage::read_symbols() const {
   if (!read_at(data_, size_, 0, eh)) return table;
   // .symtab holds every function (static ones too); .dynsym only the exported ones.
   // Read .symtab when present, else .dynsym. Aliases (one address, one size, several
-  // names) keep the name people know: global before weak before local, then the one
-  // with fewer leading underscores ("pthread_mutex_lock", not "__pthread_mutex_lock").
+  // names) keep the name people know: the one with fewer leading underscores ("pwrite",
+  // not "__libc_pwrite"), then global before weak before local, then the shorter.
   struct Ranked {
     Symbol sym;
     int rank;
@@ -188,8 +188,9 @@ std::shared_ptr<SymbolTable> ElfImage::read_symbols() const {
           len = static_cast<size_t>(static_cast<const char*>(at) - name);
         if (len == 0) continue;
         unsigned bind = ELF64_ST_BIND(sym.st_info);
-        int rank = (bind == STB_GLOBAL ? 2000 : bind == STB_WEAK ? 1000 : 0) -
-                   static_cast<int>(std::strspn(name, "_")) * 10 - std::min<int>(len, 9);
+        int rank = -static_cast<int>(std::strspn(name, "_")) * 1000 +
+                   (bind == STB_GLOBAL ? 200 : bind == STB_WEAK ? 100 : 0) -
+                   std::min<int>(static_cast<int>(len), 99);
         found.push_back(
             {{sym.st_value, sym.st_size, static_cast<uint32_t>(table->names_.size())}, rank});
         table->names_.append(name, len);

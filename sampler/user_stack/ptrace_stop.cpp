@@ -34,6 +34,7 @@ void sleep_ns(long ns) {
 }  // namespace
 
 ProcessStop stop_process(const std::string& proc_root, int pid, UnwindDeadline deadline,
+                         std::chrono::microseconds stop_wait,
                          const std::function<void(int tid)>& visit) {
   ProcessStop out;
   std::vector<ThreadStop>& threads = out.threads;
@@ -54,9 +55,11 @@ ProcessStop stop_process(const std::string& proc_root, int pid, UnwindDeadline d
     }
     if (threads.size() == before) break;
   }
-  // Wait for the stops. Each thread is waited for by its own tid (never "any child"),
-  // so that children of the calling process are not reaped here.
-  long nap = 10'000;
+  // Wait for the stops, visiting each thread as it stops. Each thread is waited for by
+  // its own tid (never "any child"), so that children of the calling process are not
+  // reaped here.
+  UnwindDeadline give_up = std::min(deadline, UnwindClock::now() + stop_wait);
+  long nap = 2'000;
   for (;;) {
     bool pending = false;
     for (ThreadStop& t : threads) {
@@ -68,18 +71,17 @@ ProcessStop stop_process(const std::string& proc_root, int pid, UnwindDeadline d
         // The interrupt and group stops come as PTRACE_EVENT_STOP; a bare signal stop is
         // a signal being delivered, which must be delivered still when we let go.
         if ((status >> 16) == 0 && WSTOPSIG(status) != SIGTRAP) t.pending_signal = WSTOPSIG(status);
+        visit(t.tid);
       } else if (r == t.tid || (r < 0 && errno == ECHILD)) {
         t.state = ThreadStop::State::gone;  // exited
       } else {
         pending = true;
       }
     }
-    if (!pending || UnwindClock::now() >= deadline) break;
+    if (!pending || UnwindClock::now() >= give_up) break;
     sleep_ns(nap);
     nap = std::min(nap * 2, 500'000L);
   }
-  for (const ThreadStop& t : threads)
-    if (t.state == ThreadStop::State::stopped) visit(t.tid);
   for (const ThreadStop& t : threads)
     if (t.state == ThreadStop::State::stopped)
       ptrace(PTRACE_DETACH, t.tid, nullptr, reinterpret_cast<void*>(long{t.pending_signal}));

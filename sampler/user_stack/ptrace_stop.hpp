@@ -26,10 +26,15 @@ struct ProcessStop {
 };
 
 // Must run on a thread of its own that ends right after it returns: threads that did
-// not stop by `deadline` stay attached with their interrupt pending, and only the end
-// of the tracing thread releases them without waiting for them to stop.
-// `visit(tid)` runs for each stopped thread while the whole process is stopped.
+// not stop in time stay attached with their interrupt pending, and only the end of the
+// tracing thread releases them without waiting for them to stop.
+//
+// `visit(tid)` runs for each thread as soon as it has stopped, while the threads stopped
+// before it stay stopped; all are detached together at the end. Threads still running
+// `stop_wait` after the interrupts, or at `deadline`, did not stop: a thread in an
+// uninterruptible wait stops only when the wait ends, and is not waited for.
 ProcessStop stop_process(const std::string& proc_root, int pid, UnwindDeadline deadline,
+                         std::chrono::microseconds stop_wait,
                          const std::function<void(int tid)>& visit);
 
 }  // namespace hangscope::user_stack

@@ -282,7 +282,7 @@ ProcessUnwind UserStackUnwinder::Impl::process(int pid, UnwindDeadline deadline)
   // The tracer is a thread of its own, which ends right after the stop: that releases
   // the threads that never stopped (see stop_process).
   std::thread tracer([&] {
-    stop = stop_process(options.proc_root, pid, deadline, [&](int tid) {
+    stop = stop_process(options.proc_root, pid, deadline, options.stop_wait, [&](int tid) {
       Walked wk{tid, {}, maps};
       auto walk_once = [&] {
         TargetMemory mem(pid, mem_fd.fd, *wk.maps, binaries);
