@@ -31,6 +31,28 @@ bool read_file(const std::string& path, std::string& out) {
   return true;
 }
 
+ProcFile::ProcFile(const std::string& path) : fd_(open(path.c_str(), O_RDONLY | O_CLOEXEC)) {}
+
+ProcFile::~ProcFile() {
+  if (fd_ >= 0) close(fd_);
+}
+
+bool ProcFile::read(std::string& out) {
+  out.clear();
+  if (fd_ < 0) return false;
+  char buf[4096];
+  for (off_t off = 0;;) {
+    ssize_t n = pread(fd_, buf, sizeof buf, off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    if (n == 0) return true;
+    out.append(buf, static_cast<size_t>(n));
+    off += n;
+  }
+}
+
 std::optional<SyscallState> parse_syscall(std::string_view text) {
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
   SyscallState s;

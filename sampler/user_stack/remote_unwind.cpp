@@ -179,6 +179,10 @@ Walk walk(const unw_accessors_t* first, void* first_arg, AccessorArg& arg, Targe
     w.why = "unw_create_addr_space failed";
     return w;
   }
+  // No caching: an address space lives for one walk, and libunwind guards its caches
+  // with a signal mask change (two system calls) on every lookup.
+  unw_set_caching_policy(as, UNW_CACHE_NONE);
+  unw_set_caching_policy(lookup_as, UNW_CACHE_NONE);
   unw_cursor_t cursor;
   int ret = unw_init_remote(&cursor, as, first ? first_arg : &arg);
   unw_word_t ip = 0, sp = 0;

@@ -186,14 +186,18 @@ UserStack UserStackUnwinder::Impl::blocked_task(int pid, int tid, UnwindDeadline
   out.method = UnwindMethod::proc_mem;
   std::string task = fmt::format("{}/{}/task/{}/", options.proc_root, pid, tid);
   std::string before, after, sched_before, sched_after;
+  ProcFile syscall_file(task + "syscall");
+  int open_error = errno;
+  ProcFile schedstat_file(task + "schedstat");
   bool fresh_maps = false;
   for (int attempt = 0; attempt < 2; ++attempt) {
-    if (!read_file(task + "syscall", before)) {
-      out.outcome = outcome_of_errno(errno);
-      out.why = fmt::format("{}syscall: {}", task, std::strerror(errno));
+    if (!syscall_file.read(before)) {
+      int err = syscall_file.is_open() ? errno : open_error;
+      out.outcome = outcome_of_errno(err);
+      out.why = fmt::format("{}syscall: {}", task, std::strerror(err));
       return out;
     }
-    read_file(task + "schedstat", sched_before);
+    schedstat_file.read(sched_before);
     std::optional<SyscallState> sys = parse_syscall(before);
     if (!sys) {
       out.why = fmt::format("{}syscall: cannot parse '{}'", task, before);
@@ -224,8 +228,8 @@ UserStack UserStackUnwinder::Impl::blocked_task(int pid, int tid, UnwindDeadline
     remote_reads += mem.remote_reads();
     // The stack is only what it was if the task did not run meanwhile: same system call
     // and registers, same count of runs.
-    read_file(task + "syscall", after);
-    read_file(task + "schedstat", sched_after);
+    syscall_file.read(after);
+    schedstat_file.read(sched_after);
     bool still = after == before && sched_after == sched_before;
     if (still && left_the_maps(w) && !fresh_maps && UnwindClock::now() < deadline) {
       fresh_maps = true;  // a library or thread stack newer than the cached maps

@@ -23,6 +23,7 @@
 
 #include "hangscope/user_stack.hpp"
 #include "support/stalled_fuse.hpp"
+#include "user_stack/blocker_process.hpp"
 
 using namespace hangscope;
 using namespace std::chrono_literals;
@@ -81,51 +82,7 @@ std::vector<uint64_t> ips(const UserStack& s) {
   return out;
 }
 
-// hangscope-blocker, started with a pipe on its output, ended (SIGKILL, by its pid) and
-// reaped when the object goes away.
-class Blocker {
- public:
-  explicit Blocker(const std::string& bin, const std::vector<std::string>& args = {}) {
-    int out[2];
-    if (pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(out[1], 1);
-      std::vector<char*> argv{const_cast<char*>(bin.c_str())};
-      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-      argv.push_back(nullptr);
-      execv(bin.c_str(), argv.data());
-      _exit(127);
-    }
-    close(out[1]);
-    FILE* f = fdopen(out[0], "r");
-    char line[256];
-    while (fgets(line, sizeof line, f)) {
-      std::string l(line);
-      if (l == "ready\n") break;
-      size_t sp = l.find(' ');
-      if (sp != std::string::npos) tids_[l.substr(0, sp)] = std::atoi(l.c_str() + sp + 1);
-    }
-    fclose(f);
-  }
-  ~Blocker() {
-    if (pid_ > 0) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-  }
-  Blocker(const Blocker&) = delete;
-  Blocker& operator=(const Blocker&) = delete;
-  int pid() const { return pid_; }
-  int tid(const std::string& name) const {
-    auto it = tids_.find(name);
-    return it == tids_.end() ? 0 : it->second;
-  }
-
- private:
-  int pid_ = -1;
-  std::map<std::string, int> tids_;
-};
+using Blocker = hangscope::testing::BlockerProcess;
 
 // Waits up to `limit` for `ready()`.
 template <typename F>
@@ -181,10 +138,11 @@ TEST_P(LiveUserStack, PtraceStopUnwindsEveryThreadOfTheProcess) {
   const UserStack* main_thread = thread_of(p, b.pid());
   ASSERT_NE(main_thread, nullptr);
   EXPECT_TRUE(has_function(*main_thread, "main")) << describe(*main_thread);
-  // Detached at once: nobody traces the threads, and they sleep as before.
+  // Detached at once: nobody traces the threads, and they sleep as before (an
+  // interrupted wait restarts: the thread runs for a moment to enter it again).
   for (const auto& [name, functions] : kSleepers) {
     EXPECT_EQ(tracer_of(b.pid(), b.tid(name)), 0) << name;
-    EXPECT_EQ(state_of(b.pid(), b.tid(name)), 'S') << name;
+    EXPECT_TRUE(wait_for([&] { return state_of(b.pid(), b.tid(name)) == 'S'; }, 2s)) << name;
   }
   EXPECT_EQ(kill(b.pid(), 0), 0);
 }

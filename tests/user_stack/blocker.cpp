@@ -1,6 +1,6 @@
 // hangscope-blocker: threads that block in known functions, for the user-stack tests.
 //
-//   hangscope-blocker [--fsync-dir DIR] [--fuse-file FILE]
+//   hangscope-blocker [--fsync-dir DIR] [--fuse-file FILE] [--waiters N]
 //
 // Threads (named with pthread_setname_np), each blocked under a function of its own:
 //   holder        hold_mutex_in_bar: holds g_mutex, then waits in read() on a pipe
@@ -11,6 +11,7 @@
 //   fuse-reader   read_fuse_in_quux: reads FILE in a loop; on a FUSE mount whose daemon
 //                 stopped answering it waits in the kernel, and after a handled signal
 //                 (SIGUSR1) it waits uninterruptibly (D)
+//   waiter-<i>    N more threads in wait_on_cond_in_baz (for benchmarks)
 // Prints "<name> <tid>" for each thread, then "ready", and runs until killed.
 //
 // Built twice (tests/user_stack/CMakeLists.txt): without frame pointers but with unwind
@@ -24,8 +25,10 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -127,14 +130,18 @@ void run_fuse() { read_fuse_in_quux(g_fuse_file.c_str()); }
 }  // namespace
 
 int main(int argc, char** argv) {
+  int waiters = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--fsync-dir" && i + 1 < argc) {
       g_fsync_dir = argv[++i];
     } else if (a == "--fuse-file" && i + 1 < argc) {
       g_fuse_file = argv[++i];
+    } else if (a == "--waiters" && i + 1 < argc) {
+      waiters = std::atoi(argv[++i]);
     } else {
-      std::fprintf(stderr, "usage: %s [--fsync-dir DIR] [--fuse-file FILE]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--fsync-dir DIR] [--fuse-file FILE] [--waiters N]\n",
+                   argv[0]);
       return 2;
     }
   }
@@ -163,6 +170,11 @@ int main(int argc, char** argv) {
   start(&cond_waiter);
   if (!g_fsync_dir.empty()) start(&fsyncer);
   if (!g_fuse_file.empty()) start(&fuse);
+  static std::vector<std::string> names;
+  static std::vector<ThreadSpec> extra;
+  for (int i = 0; i < waiters; ++i) names.push_back("waiter-" + std::to_string(i));
+  for (int i = 0; i < waiters; ++i) extra.push_back({names[i].c_str(), wait_on_cond_in_baz});
+  for (const ThreadSpec& spec : extra) start(&spec);
   while (g_started.load() < expected) usleep(1000);
   std::printf("ready\n");
   std::fflush(stdout);
