@@ -361,8 +361,13 @@ TEST(LiveUserStackDState, FsyncUnderTheStormIsUnwoundWithoutStoppingIt) {
     UserStack s = unwinder.unwind_blocked_task(b.pid(), fsyncer, UnwindClock::now() + 500ms);
     states += state_of(b.pid(), fsyncer);
     if (s.outcome != UnwindOutcome::complete) continue;  // it moved on meanwhile
-    ++unwound;
     last = describe(s);
+    // Before its loop, the thread may still be creating the file (open, under run_fsync).
+    if (!has_function(s, "fsync_in_qux")) {
+      EXPECT_TRUE(has_function(s, "(anonymous namespace)::run_fsync()")) << last;
+      continue;
+    }
+    ++unwound;
     // fsync_in_qux waits in fsync (the journal commit) or in its pwrite (journal
     // space): the leaf is libc's wrapper of the one, called by fsync_in_qux.
     ASSERT_GE(s.frames.size(), 2u) << last;
