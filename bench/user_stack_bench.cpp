@@ -141,7 +141,8 @@ void BM_HundredThreadsAt10Hz(benchmark::State& state) {
           ++total;
         }
       }
-      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      double ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       round_sum += ms;
       round_max = std::max(round_max, ms);
     }

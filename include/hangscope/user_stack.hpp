@@ -50,12 +50,12 @@ enum class UnwindMethod : uint8_t {
 };
 
 struct UserFrame {
-  uint64_t ip = 0;              // the leaf's instruction pointer, else a return address
-  uint64_t sp = 0;              // the stack pointer in this frame
-  std::string function;         // symbol name; "" when no symbol holds the address
-  uint64_t function_offset = 0; // ip - start of the symbol
-  std::string module;           // file name of the binary ("libc.so.6"), "" anonymous
-  uint64_t module_address = 0;  // ip in the binary's own addresses (addr2line -e module)
+  uint64_t ip = 0;                 // the leaf's instruction pointer, else a return address
+  uint64_t sp = 0;                 // the stack pointer in this frame
+  std::string function;            // symbol name; "" when no symbol holds the address
+  uint64_t function_offset = 0;    // ip - start of the symbol
+  std::string module;              // file name of the binary ("libc.so.6"), "" anonymous
+  uint64_t module_address = 0;     // ip in the binary's own addresses (addr2line -e module)
   bool via_frame_pointer = false;  // the unwind tables gave out: found by frame pointer
 };
 
@@ -70,10 +70,10 @@ struct UserStack {
 
 struct ProcessUnwind {
   int pid = 0;
-  bool all_stopped = false;        // every thread stopped before the deadline
-  bool attached = false;           // at least one thread was attached
+  bool all_stopped = false;           // every thread stopped before the deadline
+  bool attached = false;              // at least one thread was attached
   std::chrono::nanoseconds pause{0};  // first PTRACE_INTERRUPT to last PTRACE_DETACH
-  std::vector<UserStack> threads;  // one per thread, by tid
+  std::vector<UserStack> threads;     // one per thread, by tid
 };
 
 // How the ptrace path reads a stopped thread.
@@ -101,13 +101,13 @@ struct UserStackOptions {
 };
 
 struct UserStackStats {
-  uint64_t unwinds = 0;          // threads unwound (both paths)
+  uint64_t unwinds = 0;  // threads unwound (both paths)
   uint64_t frames = 0;
   uint64_t frame_pointer_frames = 0;
-  uint64_t maps_reads = 0;       // /proc/<pid>/maps read
-  uint64_t remote_reads = 0;     // preads of /proc/<pid>/mem
-  uint64_t binaries = 0;         // binaries open in the cache
-  uint64_t symbol_tables = 0;    // symbol tables read (one per build id)
+  uint64_t maps_reads = 0;     // /proc/<pid>/maps read
+  uint64_t remote_reads = 0;   // preads of /proc/<pid>/mem
+  uint64_t binaries = 0;       // binaries open in the cache
+  uint64_t symbol_tables = 0;  // symbol tables read (one per build id)
 };
 
 class UserStackUnwinder {

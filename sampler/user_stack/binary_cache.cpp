@@ -1,12 +1,12 @@
 #include "binary_cache.hpp"
 
+#include <elf.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include <elf.h>
 #include <cstring>
-#include <fmt/format.h>
 
 namespace hangscope::user_stack {
 
@@ -82,8 +82,8 @@ std::shared_ptr<const SymbolTable> BinaryCache::symbols(Binary& b) {
     // A stripped library keeps only its exported functions; its debug file, when
     // installed, names the static ones too (__futex_abstimed_wait_common, ...).
     if (id.size() > 2) {
-      auto dbg = open_image(fmt::format("{}/.build-id/{}/{}.debug", debug_root_, id.substr(0, 2),
-                                        id.substr(2)));
+      auto dbg = open_image(
+          fmt::format("{}/.build-id/{}/{}.debug", debug_root_, id.substr(0, 2), id.substr(2)));
       if (dbg && dbg->build_id() == id) {
         auto full = dbg->read_symbols();
         if (full->size() > table->size()) table = std::move(full);

@@ -1,13 +1,12 @@
 #include "elf_image.hpp"
 
 #include <elf.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace hangscope::user_stack {
 
@@ -189,7 +188,9 @@ std::shared_ptr<SymbolTable> ElfImage::read_symbols() const {
         if (len == 0) continue;
         unsigned bind = ELF64_ST_BIND(sym.st_info);
         int rank = -static_cast<int>(std::strspn(name, "_")) * 1000 +
-                   (bind == STB_GLOBAL ? 200 : bind == STB_WEAK ? 100 : 0) -
+                   (bind == STB_GLOBAL ? 200
+                    : bind == STB_WEAK ? 100
+                                       : 0) -
                    std::min<int>(static_cast<int>(len), 99);
         found.push_back(
             {{sym.st_value, sym.st_size, static_cast<uint32_t>(table->names_.size())}, rank});

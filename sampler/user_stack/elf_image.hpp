@@ -16,7 +16,7 @@
 namespace hangscope::user_stack {
 
 struct LoadSegment {
-  uint64_t vaddr = 0;   // p_vaddr
+  uint64_t vaddr = 0;  // p_vaddr
   uint64_t memsz = 0;
   uint64_t offset = 0;  // p_offset
   uint64_t filesz = 0;
@@ -26,7 +26,7 @@ struct LoadSegment {
 struct Symbol {
   uint64_t start = 0;  // st_value: an address in the file's own address space
   uint64_t size = 0;
-  uint32_t name = 0;   // offset into the image's string storage
+  uint32_t name = 0;  // offset into the image's string storage
 };
 
 // Function symbols sorted by address, with their names. Shared by every mapping of the

@@ -71,8 +71,8 @@ std::optional<SyscallState> parse_syscall(std::string_view text) {
   if (ec != std::errc() || p != fields[0].data() + fields[0].size()) return std::nullopt;
   if (fields.size() == 3 && s.nr >= 0) return std::nullopt;  // the short form is "-1 sp pc"
   // The user stack and instruction pointers are always the last two fields.
-  for (auto [field, out] : {std::pair{fields[fields.size() - 2], &s.sp},
-                            std::pair{fields[fields.size() - 1], &s.pc}}) {
+  for (auto [field, out] :
+       {std::pair{fields[fields.size() - 2], &s.sp}, std::pair{fields[fields.size() - 1], &s.pc}}) {
     if (!field.starts_with("0x")) return std::nullopt;
     auto [q, ec2] = std::from_chars(field.data() + 2, field.data() + field.size(), *out, 16);
     if (ec2 != std::errc() || q != field.data() + field.size()) return std::nullopt;

@@ -10,11 +10,11 @@ namespace hangscope::user_stack {
 
 struct Mapping {
   uint64_t start = 0, end = 0;
-  uint64_t offset = 0;      // file offset of `start`
+  uint64_t offset = 0;  // file offset of `start`
   uint64_t inode = 0;
   uint32_t dev_major = 0, dev_minor = 0;
   bool readable = false, writable = false, executable = false;
-  std::string path;         // "" anonymous; "[stack]", "[vdso]", ...; " (deleted)" removed
+  std::string path;  // "" anonymous; "[stack]", "[vdso]", ...; " (deleted)" removed
   bool deleted = false;
   bool file_backed() const { return inode != 0 && !path.empty() && path.front() == '/'; }
   bool contains(uint64_t addr) const { return addr >= start && addr < end; }

@@ -15,7 +15,7 @@ struct ThreadStop {
   enum class State { stopped, did_not_stop, gone, denied };
   int tid = 0;
   State state = State::did_not_stop;
-  int error = 0;        // errno of a refused PTRACE_SEIZE
+  int error = 0;           // errno of a refused PTRACE_SEIZE
   int pending_signal = 0;  // a signal that arrived with the stop, delivered at detach
 };
 

@@ -1,9 +1,8 @@
 #include "remote_unwind.hpp"
 
+#include <fmt/format.h>
 #include <libunwind-ptrace.h>
 #include <libunwind.h>
-
-#include <fmt/format.h>
 
 // Exported by libunwind-x86_64 (libunwind-generic) but not declared by its headers: the
 // binary search over an .eh_frame_hdr table that the target maps (read through the
@@ -31,8 +30,7 @@ struct AccessorArg {
 
 AccessorArg& arg_of(void* p) { return *static_cast<AccessorArg*>(p); }
 
-int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t* pi, int need,
-                   void* p) {
+int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t* pi, int need, void* p) {
   AccessorArg& a = arg_of(p);
   a.lookup_failed = true;
   const Mapping* m = find_mapping(a.mem->maps(), ip);
@@ -84,9 +82,7 @@ int access_reg(unw_addr_space_t, unw_regnum_t reg, unw_word_t* val, int write, v
   return 0;
 }
 
-int access_fpreg(unw_addr_space_t, unw_regnum_t, unw_fpreg_t*, int, void*) {
-  return -UNW_EBADREG;
-}
+int access_fpreg(unw_addr_space_t, unw_regnum_t, unw_fpreg_t*, int, void*) { return -UNW_EBADREG; }
 
 int resume(unw_addr_space_t, unw_cursor_t*, void*) { return -UNW_EINVAL; }
 
@@ -117,8 +113,8 @@ StackBounds stack_bounds(const std::vector<Mapping>& maps, uint64_t sp) {
   const Mapping* m = find_mapping(maps, sp);
   if (!m || !m->writable) return {};
   StackBounds b{m->start, m->end};
-  for (const Mapping* next = find_mapping(maps, b.high); next && next->writable && next->start == b.high;
-       next = find_mapping(maps, b.high))
+  for (const Mapping* next = find_mapping(maps, b.high);
+       next && next->writable && next->start == b.high; next = find_mapping(maps, b.high))
     b.high = next->end;
   return b;
 }
@@ -204,8 +200,7 @@ Walk walk(const unw_accessors_t* first, void* first_arg, AccessorArg& arg, Targe
       w.why = fmt::format("0x{:x} is not in executable memory", ip);
       break;
     }
-    if (sp < stack.low || sp >= stack.high ||
-        (!w.frames.empty() && sp <= w.frames.back().sp)) {
+    if (sp < stack.low || sp >= stack.high || (!w.frames.empty() && sp <= w.frames.back().sp)) {
       w.why = fmt::format("stack pointer 0x{:x} left the stack at {}", sp, where(mem, ip));
       break;
     }
@@ -264,8 +259,8 @@ Walk walk(const unw_accessors_t* first, void* first_arg, AccessorArg& arg, Targe
 
 }  // namespace
 
-Walk walk_with_cached_tables(TargetMemory& mem, const StartRegisters& regs,
-                             UnwindDeadline deadline, size_t max_frames) {
+Walk walk_with_cached_tables(TargetMemory& mem, const StartRegisters& regs, UnwindDeadline deadline,
+                             size_t max_frames) {
   AccessorArg arg;
   arg.mem = &mem;
   arg.regs = &regs;

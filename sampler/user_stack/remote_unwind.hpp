@@ -37,8 +37,8 @@ struct Walk {
 
 // Walks with our own accessors: `regs` for registers, `mem` for memory, the binaries'
 // .eh_frame_hdr (through _Ux86_64_dwarf_search_unwind_table) for unwind tables.
-Walk walk_with_cached_tables(TargetMemory& mem, const StartRegisters& regs,
-                             UnwindDeadline deadline, size_t max_frames);
+Walk walk_with_cached_tables(TargetMemory& mem, const StartRegisters& regs, UnwindDeadline deadline,
+                             size_t max_frames);
 
 // Walks a ptrace-stopped thread with libunwind-ptrace's accessors (_UPT_*); `mem` only
 // serves the checks of each step (its maps).

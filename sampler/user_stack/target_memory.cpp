@@ -49,13 +49,15 @@ bool TargetMemory::read(uint64_t addr, void* out, size_t n) {
 
 bool TargetMemory::read_remote(uint64_t addr, void* out, size_t n, const Mapping& m) {
   for (const Block& b : blocks_) {
-    if (addr >= b.start && addr - b.start <= b.bytes.size() && b.bytes.size() - (addr - b.start) >= n) {
+    if (addr >= b.start && addr - b.start <= b.bytes.size() &&
+        b.bytes.size() - (addr - b.start) >= n) {
       std::memcpy(out, b.bytes.data() + (addr - b.start), n);
       return true;
     }
   }
   uint64_t start = addr & ~(kPage - 1);
-  uint64_t end = std::min(m.end, std::max(start + kReadAhead, (addr + n + kPage - 1) & ~(kPage - 1)));
+  uint64_t end =
+      std::min(m.end, std::max(start + kReadAhead, (addr + n + kPage - 1) & ~(kPage - 1)));
   Block b{start, std::vector<uint8_t>(end - start)};
   ssize_t got = pread(fd_, b.bytes.data(), b.bytes.size(), static_cast<off_t>(start));
   ++remote_reads_;

@@ -4,6 +4,8 @@
 
 #include <cxxabi.h>
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <libunwind.h>
 #include <sys/ptrace.h>
 #include <sys/user.h>
 #include <unistd.h>
@@ -15,9 +17,6 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
-
-#include <fmt/format.h>
-#include <libunwind.h>
 
 #include "binary_cache.hpp"
 #include "proc_files.hpp"
@@ -32,14 +31,22 @@ using namespace user_stack;
 
 std::string_view outcome_name(UnwindOutcome o) {
   switch (o) {
-    case UnwindOutcome::complete: return "complete";
-    case UnwindOutcome::partial: return "partial";
-    case UnwindOutcome::did_not_stop: return "did not stop";
-    case UnwindOutcome::running: return "running";
-    case UnwindOutcome::ran: return "ran";
-    case UnwindOutcome::no_user_space: return "no user space";
-    case UnwindOutcome::vanished: return "vanished";
-    case UnwindOutcome::denied: return "denied";
+    case UnwindOutcome::complete:
+      return "complete";
+    case UnwindOutcome::partial:
+      return "partial";
+    case UnwindOutcome::did_not_stop:
+      return "did not stop";
+    case UnwindOutcome::running:
+      return "running";
+    case UnwindOutcome::ran:
+      return "ran";
+    case UnwindOutcome::no_user_space:
+      return "no user space";
+    case UnwindOutcome::vanished:
+      return "vanished";
+    case UnwindOutcome::denied:
+      return "denied";
   }
   return "?";
 }

@@ -4,9 +4,8 @@
 // ptrace stop and without stopping; threads in D state (fsync under the journal storm,
 // a read from a FUSE daemon that stopped answering) without stopping them, and a stop
 // of their process must give up on them by its deadline and let them go.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -41,7 +40,8 @@ std::string read_proc(const std::string& path) {
 
 // The state letter of a thread, from its stat (after the command name's last ')').
 char state_of(int pid, int tid) {
-  std::string stat = read_proc("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
+  std::string stat =
+      read_proc("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat");
   size_t close = stat.rfind(')');
   return close == std::string::npos || close + 2 >= stat.size() ? '?' : stat[close + 2];
 }
@@ -131,7 +131,8 @@ TEST_P(LiveUserStack, PtraceStopUnwindsEveryThreadOfTheProcess) {
     ASSERT_NE(s, nullptr) << name;
     EXPECT_EQ(s->method, UnwindMethod::ptrace);
     EXPECT_EQ(s->outcome, UnwindOutcome::complete) << name << " " << describe(*s);
-    for (const std::string& f : functions) EXPECT_TRUE(has_function(*s, f)) << f << " " << describe(*s);
+    for (const std::string& f : functions)
+      EXPECT_TRUE(has_function(*s, f)) << f << " " << describe(*s);
     // Leaf first: the libc function the thread waits in comes before its caller.
     EXPECT_EQ(s->frames.front().module, "libc.so.6") << describe(*s);
   }
@@ -207,7 +208,8 @@ TEST(LiveUserStackUnstopped, SleepingThreadsReadWithoutStoppingMatchThePtraceSto
     UserStack s = unwinder.unwind_blocked_task(b.pid(), b.tid(name), UnwindClock::now() + 1s);
     EXPECT_EQ(s.method, UnwindMethod::proc_mem);
     EXPECT_EQ(s.outcome, UnwindOutcome::complete) << name << " " << describe(s);
-    for (const std::string& f : functions) EXPECT_TRUE(has_function(s, f)) << f << " " << describe(s);
+    for (const std::string& f : functions)
+      EXPECT_TRUE(has_function(s, f)) << f << " " << describe(s);
     const UserStack* stopped = thread_of(p, b.tid(name));
     ASSERT_NE(stopped, nullptr);
     // The interrupted system call leaves the same instruction pointer, so the stacks
@@ -245,7 +247,8 @@ TEST(LiveUserStackDState, FuseReaderInDIsUnwoundWithoutStoppingAndAStopGivesUpOn
   } resume_first{fs};
   int reader = b.tid("fuse-reader");
   ASSERT_GT(reader, 0);
-  ASSERT_TRUE(wait_for([&] { return kernel_stack_has(b.pid(), reader, "request_wait_answer"); }, 5s));
+  ASSERT_TRUE(
+      wait_for([&] { return kernel_stack_has(b.pid(), reader, "request_wait_answer"); }, 5s));
   // A handled signal turns the wait uninterruptible: D, and no ptrace stop can land.
   syscall(SYS_tgkill, b.pid(), reader, SIGUSR1);
   ASSERT_TRUE(wait_for([&] { return state_of(b.pid(), reader) == 'D'; }, 5s));
@@ -324,7 +327,8 @@ class Storm {
 };
 
 uint64_t write_calls(int pid, int tid) {
-  std::string io = read_proc("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/io");
+  std::string io =
+      read_proc("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/io");
   size_t at = io.find("syscw:");
   return at == std::string::npos ? 0 : std::strtoull(io.c_str() + at + 6, nullptr, 10);
 }

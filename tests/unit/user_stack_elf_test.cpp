@@ -1,9 +1,8 @@
 // The user-stack unwinder's readers: /proc/<pid>/maps and /syscall text, ELF images
 // (load bias, build id, symbols), the binary cache, and memory reads of a target,
 // checked against what the dynamic loader says of this very test process.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <link.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -101,8 +100,7 @@ TEST(ProcMaps, ParsesFilesAnonymousAndSpecialMappings) {
 }
 
 TEST(ProcSyscall, ParsesBlockedRunningAndFaultingTasks) {
-  auto s = parse_syscall(
-      "202 0x55d0000a0 0x80 0x2 0x0 0x0 0x0 0x7f1c2a7fdce8 0x7f1c2b49a42b\n");
+  auto s = parse_syscall("202 0x55d0000a0 0x80 0x2 0x0 0x0 0x0 0x7f1c2a7fdce8 0x7f1c2b49a42b\n");
   ASSERT_TRUE(s);
   EXPECT_FALSE(s->running);
   EXPECT_EQ(s->nr, 202);
@@ -212,7 +210,7 @@ TEST(TargetMemory, ReadsStackRemotelyAndCodeFromTheFile) {
   uint64_t code = 0;
   ASSERT_TRUE(mem.read(marker, &code, sizeof code));
   EXPECT_EQ(std::memcmp(&code, reinterpret_cast<const void*>(marker), sizeof code), 0);
-  EXPECT_EQ(mem.remote_reads(), 1u);  // the code came from the cached binary
+  EXPECT_EQ(mem.remote_reads(), 1u);            // the code came from the cached binary
   EXPECT_FALSE(mem.read(8, &got, sizeof got));  // unmapped
   close(fd);
 }
