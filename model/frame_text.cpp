@@ -93,4 +93,64 @@ bool parse_kernel_frame(std::string_view text, FrameText& out) {
   return true;
 }
 
+bool parse_user_frame(std::string_view text, FrameText& out) {
+  text = trim(text);
+  if (!text.starts_with(kUserFramePrefix)) return false;
+  text.remove_prefix(kUserFramePrefix.size());
+  out = FrameText{};
+  out.kind = FrameKind::user;
+  if (text.ends_with(kFramePointerSuffix)) {
+    out.flags |= kViaFramePointer;
+    text = trim(text.substr(0, text.size() - kFramePointerSuffix.size()));
+  }
+  if (text.empty()) return false;
+  if (text.front() == '[') {  // a marker: "[partial]", "[did not stop]", ...
+    out.function = text;
+    return text.back() == ']';
+  }
+  // "func+0x12 (module)": the module is the balanced parenthesis group that ends the
+  // text (demangled names hold parentheses of their own, before the offset).
+  if (text.back() == ')') {
+    int depth = 0;
+    size_t open = std::string_view::npos;
+    for (size_t i = text.size(); i-- > 0;) {
+      if (text[i] == ')') ++depth;
+      if (text[i] == '(' && --depth == 0) {
+        open = i;
+        break;
+      }
+    }
+    if (open != std::string_view::npos && open > 0 && text[open - 1] == ' ') {
+      out.module = text.substr(open + 1, text.size() - open - 2);
+      std::string_view name = trim(text.substr(0, open - 1));
+      size_t plus = name.rfind('+');
+      if (plus != std::string_view::npos && plus > 0 && is_offset(name.substr(plus)))
+        name = name.substr(0, plus);
+      if (name.empty() || name.front() == '+' || out.module.empty()) return false;
+      out.function = fold_symbol_suffixes(name);
+      return true;
+    }
+  }
+  // "module+0xaddr" or "0xaddr": no symbol, the address is the identity.
+  size_t plus = text.rfind('+');
+  if (plus != std::string_view::npos && plus > 0 && is_offset(text.substr(plus))) {
+    out.function = text;
+    out.module = text.substr(0, plus);
+    return true;
+  }
+  if (text.starts_with("0x") && text.size() > 2 &&
+      text.substr(2).find_first_not_of("0123456789abcdefABCDEF") == std::string_view::npos) {
+    out.function = text;
+    return true;
+  }
+  return false;
+}
+
+bool parse_frame_text(std::string_view text, FrameText& out) {
+  text = trim(text);
+  if (text.starts_with(kUserFramePrefix)) return parse_user_frame(text, out);
+  out = FrameText{};
+  return parse_kernel_frame(strip_address_prefix(text), out);
+}
+
 }  // namespace hangscope

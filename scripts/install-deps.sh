@@ -18,6 +18,7 @@ PACKAGES="
   libclang-rt-dev
   fuse3
   libfuse3-dev
+  libunwind-dev
   e2fsprogs
   util-linux
   mount

@@ -132,9 +132,11 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
     }
     if (!bcc && is_bcc_marker(frames)) bcc = true;
     root_first.clear();
-    // Frames before a "-" are user frames in bcc's delimited output; after, kernel.
+    // Frames before a "-" are user frames in bcc's delimited output; after, kernel. In a
+    // line that annotates kernel frames ("_[k]"), the frames without it are user frames.
     const bool delimited = frames.find(";-;") != std::string_view::npos;
-    FrameKind kind = delimited ? FrameKind::user : FrameKind::kernel;
+    const bool annotated = frames.find("_[k]") != std::string_view::npos;
+    FrameKind kind = delimited || annotated ? FrameKind::user : FrameKind::kernel;
     std::string_view target = frames, waker;
     if (size_t w = frames.find(";--;"); w != std::string_view::npos) {
       target = frames.substr(0, w);

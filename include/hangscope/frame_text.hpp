@@ -5,11 +5,15 @@
 
 #include <string_view>
 
+#include "hangscope/stack_table.hpp"
+
 namespace hangscope {
 
 struct FrameText {
   std::string_view function;  // offsets stripped, compiler suffixes folded
   std::string_view module;    // "" for vmlinux
+  FrameKind kind = FrameKind::kernel;
+  uint8_t flags = 0;          // FrameFlag
 };
 
 // Parses "sym+0xoff/0xlen [mod]" (offset and module optional; an arm64 " (T)" unwind
@@ -24,5 +28,31 @@ std::string_view fold_symbol_suffixes(std::string_view name);
 
 // Removes the "[<...>] " address prefix of /proc/<pid>/stack and old oops lines.
 std::string_view strip_address_prefix(std::string_view line);
+
+
+// User-space frames in captures (docs/user-stacks.md), after the kernel frames of the
+// same stack (innermost first):
+//   "u:func+0x12 (libc.so.6)"   a symbol of a binary, with the offset into it
+//   "u:libfoo.so+0x1a2b"        no symbol: the address in the binary's own addresses
+//   "u:0x7f0012345678"          outside any file (JIT code, anonymous memory)
+//   "... [fp]"                  found by frame pointer: the unwind tables gave out
+//   "u:[partial]"               last frame of a stack the unwinder could not finish
+//   "u:[did not stop]"          the process did not stop in time: no user stack
+//   "u:[ran]"                   the task ran while its stack was read: no user stack
+inline constexpr std::string_view kUserFramePrefix = "u:";
+inline constexpr std::string_view kFramePointerSuffix = " [fp]";
+inline constexpr std::string_view kPartialMarker = "[partial]";
+inline constexpr std::string_view kDidNotStopMarker = "[did not stop]";
+inline constexpr std::string_view kRanMarker = "[ran]";
+
+// Parses a user frame (with its "u:" prefix): a symbol keeps its name (offset stripped,
+// compiler suffixes folded) and its module; an address without a symbol keeps the whole
+// "module+0xaddr" as its name, since the address is all that identifies it. Sets kind
+// to user, and kViaFramePointer for " [fp]". False when the text is not a user frame.
+bool parse_user_frame(std::string_view text, FrameText& out);
+
+// One frame of a capture stack, kernel ("[<0>] func+0x1/0x2") or user ("u:..."): what
+// the capture reader interns.
+bool parse_frame_text(std::string_view text, FrameText& out);
 
 }  // namespace hangscope

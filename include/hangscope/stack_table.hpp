@@ -21,6 +21,7 @@ enum class FrameKind : uint8_t { kernel, user };
 
 enum FrameFlag : uint8_t {
   kUnreliable = 1 << 0,  // printed with "? " by the kernel's unwinder
+  kViaFramePointer = 1 << 1,  // a user frame found by frame pointer: no unwind table
 };
 
 struct Frame {
