@@ -21,4 +21,12 @@ struct ProcStat {
 // the *last* ')' of the line, never after the first.
 std::optional<ProcStat> parse_proc_stat(std::string_view text);
 
+// Only the state letter, for the hot path of a round (every thread, every round):
+// '?' when the text does not parse.
+inline char proc_stat_state(std::string_view text) {
+  size_t close = text.rfind(')');
+  if (close == std::string_view::npos || close + 2 >= text.size()) return '?';
+  return text[close + 2];
+}
+
 }  // namespace hangscope
