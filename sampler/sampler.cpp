@@ -72,6 +72,10 @@ int64_t now_ns() { return monotonic_ns(); }
 
 bool vanished_errno(int err) { return err == ENOENT || err == ESRCH; }
 
+std::string task_file(const std::string& proc_root, int pid, int tid, const char* file) {
+  return fmt::format("{}/{}/task/{}/{}", proc_root, pid, tid, file);
+}
+
 void sleep_until(int64_t monotonic_deadline_ns) {
   timespec ts{static_cast<time_t>(monotonic_deadline_ns / 1'000'000'000),
               static_cast<long>(monotonic_deadline_ns % 1'000'000'000)};
@@ -122,6 +126,7 @@ struct Sampler::State {
   SamplerResult result;
   std::string stat_buf;
   std::vector<Candidate> cands;
+  uint64_t reused_details = 0;  // candidates that had not run since their last read
 
   State(SamplerOptions o, CaptureWriter& w) : opt(std::move(o)), out(w) {}
   void record(Candidate& c, RoundStats& stats);
@@ -211,11 +216,15 @@ RoundStats Sampler::round(bool late) {
         // for those found in a wait on the list.
         if (state != 'S' || s.s_waits.empty() || (!s_scan && !t.watched)) {
           t.watched = false;
+          t.details.reset();
           continue;
         }
         wchan = read_wchan(o.proc_root, p.pid, t.tid);
         t.watched = s.s_waits.count(wchan) > 0;
-        if (!t.watched) continue;
+        if (!t.watched) {
+          t.details.reset();
+          continue;
+        }
         watched = true;
       }
       auto st = parse_proc_stat(s.stat_buf);
@@ -237,8 +246,15 @@ RoundStats Sampler::round(bool late) {
       Candidate c{&p,    &t,        state,           std::string(st->comm),
                   st->ppid, (st->flags & kPfKthread) != 0, watched, now_ns(),
                   std::move(wchan), nullptr,           nullptr,        nullptr};
+      std::string sched;
+      bool unchanged = read_small_file(task_file(o.proc_root, p.pid, t.tid, "schedstat"), sched) &&
+                       !sched.starts_with("0 0 0") && t.details && sched == t.schedstat;
+      t.schedstat = std::move(sched);
       if (t.pending && !t.pending->load()) {
         c.not_read = "timed out";  // its last read is still blocked: do not pile up more
+      } else if (unchanged) {
+        c.details = std::const_pointer_cast<TaskDetails>(t.details);  // it has not run since
+        ++s.reused_details;
       } else {
         t.pending.reset();
         auto details = std::make_shared<TaskDetails>();
@@ -302,8 +318,10 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
   rec.time_ns = c.stat_ns - start;
   ctx.ppid = c.ppid;
 
-  ReaderPool::Outcome outcome =
-      c.ticket ? pool->outcome(c.ticket) : ReaderPool::Outcome::not_started;
+  ReaderPool::Outcome outcome = c.ticket    ? pool->outcome(c.ticket)
+                                : c.details ? ReaderPool::Outcome::done
+                                            : ReaderPool::Outcome::not_started;
+  t.details.reset();
   std::string why;
   const TaskDetails* d = nullptr;
   if (outcome == ReaderPool::Outcome::done) {
@@ -318,6 +336,7 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
       t.cgroup = d->cgroup;
       t.cgroup_read_ns = d->read_ns;
     }
+    t.details = c.details;
   } else {
     if (outcome == ReaderPool::Outcome::timed_out) {
       t.pending = ReaderPool::finished_flag(c.ticket);
@@ -340,7 +359,7 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
   std::string container = container_of(t.cgroup);
   std::string_view scname;
   if (d) {
-    rec.time_ns = d->read_ns - start;
+    if (c.ticket) rec.time_ns = d->read_ns - start;  // read this round (else reused)
     rec.stack_text = d->stack_error == 0 ? std::string_view(d->stack) : std::string_view();
     rec.no_stack = !opt.stacks || d->stack_error != 0;
     rec.switches_known = d->switches_known;
@@ -383,7 +402,8 @@ SamplerResult Sampler::end() {
                 {"timed_out", r.timed_out},
                 {"reused", r.reused},
                 {"abandoned_reads", r.abandoned_reads},
-                {"fd_fallbacks", r.fd_fallbacks}});
+                {"fd_fallbacks", r.fd_fallbacks},
+                {"details_reused", s.reused_details}});
   return s.result;
 }
 

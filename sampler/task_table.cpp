@@ -107,6 +107,8 @@ void TaskTable::reset(ThreadEntry& t) {
   t.comm.clear();
   t.comm_selected = true;
   t.pending.reset();
+  t.schedstat.clear();
+  t.details.reset();
 }
 
 void TaskTable::list_root() {

@@ -18,6 +18,8 @@
 
 namespace hangscope::sampler {
 
+struct TaskDetails;
+
 struct ThreadEntry {
   int tid = 0;
   int stat_fd = -1;         // -1: no descriptor left (fd limit); read by path instead
@@ -32,6 +34,11 @@ struct ThreadEntry {
   // Set while a detail read of this thread is still running past its deadline: it
   // becomes true when that read returns at last.
   std::shared_ptr<const std::atomic<bool>> pending;
+  // The details read while it was last blocked, and its schedstat then: while the
+  // task has not run since (schedstat unchanged), nothing read about it can have
+  // changed, and the round reuses them instead of reading its stack again.
+  std::string schedstat;
+  std::shared_ptr<const TaskDetails> details;
 };
 
 struct ProcEntry {

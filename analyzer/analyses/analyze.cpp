@@ -6,6 +6,7 @@ Analysis analyze(const Capture& capture, const AnalysisOptions& options) {
   Analysis a;
   a.classification = classify(capture.stacks, options.rules ? *options.rules : builtin_rules());
   a.summary = summarize(capture, a.classification, options.summary);
+  a.context = summarize_context(capture, a.classification, a.summary);
   return a;
 }
 

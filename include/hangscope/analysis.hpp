@@ -2,6 +2,7 @@
 #pragma once
 
 #include "hangscope/classify.hpp"
+#include "hangscope/context_summary.hpp"
 #include "hangscope/model.hpp"
 #include "hangscope/summary.hpp"
 
@@ -15,6 +16,7 @@ struct AnalysisOptions {
 struct Analysis {
   Classification classification;
   Summary summary;
+  ContextSummary context;  // syscalls, files, devices, containers per group
 };
 
 Analysis analyze(const Capture& capture, const AnalysisOptions& options = {});
