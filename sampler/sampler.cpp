@@ -18,6 +18,7 @@
 #include "pressure.hpp"
 #include "proc_stat.hpp"
 #include "reader_pool.hpp"
+#include "scan_thread.hpp"
 #include "system_info.hpp"
 #include "task_details.hpp"
 #include "task_table.hpp"
@@ -106,6 +107,7 @@ struct Candidate {
   ReaderPool::Ticket ticket;
   std::shared_ptr<TaskDetails> details;
   const char* not_read = nullptr;  // why no read was started
+  bool stat_stuck = false;         // its stat read blocked: details hold status only
 };
 
 }  // namespace
@@ -127,10 +129,130 @@ struct Sampler::State {
   std::string stat_buf;
   std::vector<Candidate> cands;
   uint64_t reused_details = 0;  // candidates that had not run since their last read
+  uint64_t fallback_reads = 0;  // stat files read by path (no descriptor)
+
+  std::unique_ptr<ScanThread> scanner;
+  std::vector<std::pair<ProcEntry*, ThreadEntry*>> work;
 
   State(SamplerOptions o, CaptureWriter& w) : opt(std::move(o)), out(w) {}
+  void scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, bool s_scan, RoundStats& stats,
+            ScanThread::Guard& guard);
+  void submit_details(Candidate& c, int64_t round_start);
+  void add_stuck(ProcEntry& p, ThreadEntry& t);
   void record(Candidate& c, RoundStats& stats);
 };
+
+// One thread of the round's scan (on the scan thread): its state from stat, and, when
+// it is to be recorded, the start of the read of its details.
+void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, bool s_scan,
+                          RoundStats& stats, ScanThread::Guard& guard) {
+  const SamplerOptions& o = opt;
+  if (t.stat_pending) {
+    if (!t.stat_pending->load()) {  // its last stat read is still blocked
+      add_stuck(p, t);
+      return;
+    }
+    t.stat_pending.reset();
+  }
+  std::string_view text;
+  int err = t.stat_fd >= 0 ? guard.pread(t.stat_fd, text)
+                           : guard.read_file(task_file(o.proc_root, p.pid, t.tid, "stat"), text);
+  if (err) {
+    if (vanished_errno(err)) {
+      TaskTable::mark_gone(p, t);
+      ++result.vanished;
+    }
+    return;
+  }
+  if (t.stat_fd < 0) ++fallback_reads;
+  stat_buf.assign(text);  // the guard's buffer is reused by the next read
+  const char state = proc_stat_state(stat_buf);
+  if (state == 'R') ++stats.running;
+  if (state == 'D') ++stats.uninterruptible;
+  bool watched = false;
+  std::string wchan;
+  if (!state_selected(o.states, state)) {
+    // Sleeping tasks: their wait channel is read at a lower rate, and every round for
+    // those found in a wait on the list.
+    if (state != 'S' || s_waits.empty() || (!s_scan && !t.watched)) {
+      t.watched = false;
+      t.details.reset();
+      return;
+    }
+    std::string_view w;
+    if (guard.read_file(task_file(o.proc_root, p.pid, t.tid, "wchan"), w) == 0 && w != "0")
+      wchan.assign(w);
+    t.watched = s_waits.count(wchan) > 0;
+    if (!t.watched) {
+      t.details.reset();
+      return;
+    }
+    watched = true;
+  }
+  auto st = parse_proc_stat(stat_buf);
+  if (!st) return;
+  if (t.start_time != 0 && st->start_time != t.start_time) {
+    // Another thread under the same number (read by path, without a descriptor).
+    ++result.reused;
+    TaskTable::reset(t);
+    t.watched = watched;
+  }
+  t.start_time = st->start_time;
+  if (comm_re) {
+    if (t.comm != st->comm || t.comm.empty()) {
+      t.comm = std::string(st->comm);
+      t.comm_selected = std::regex_search(t.comm, *comm_re);
+    }
+    if (!t.comm_selected) return;
+  }
+  Candidate c{&p,       &t,        state,   std::string(st->comm),
+              st->ppid, (st->flags & kPfKthread) != 0, watched, now_ns(),
+              std::move(wchan), nullptr, nullptr, nullptr};
+  std::string_view sched;
+  bool unchanged = guard.read_file(task_file(o.proc_root, p.pid, t.tid, "schedstat"), sched) == 0 &&
+                   !sched.starts_with("0 0 0") && t.details && sched == t.schedstat;
+  t.schedstat.assign(sched);
+  if (t.pending && !t.pending->load()) {
+    c.not_read = "timed out";  // its last read is still blocked: do not pile up more
+  } else if (unchanged) {
+    c.details = std::const_pointer_cast<TaskDetails>(t.details);  // it has not run since
+    ++reused_details;
+  } else {
+    t.pending.reset();
+    submit_details(c, round_start);
+  }
+  cands.push_back(std::move(c));
+}
+
+void Sampler::State::submit_details(Candidate& c, int64_t round_start) {
+  ThreadEntry& t = *c.thread;
+  auto details = std::make_shared<TaskDetails>();
+  DetailRequest rq{opt.proc_root,
+                   c.proc->pid,
+                   t.tid,
+                   c.kernel_thread,
+                   opt.stacks,
+                   t.cgroup_read_ns == 0 || round_start - t.cgroup_read_ns > opt.rescan.count() * 1'000'000,
+                   opt.max_stack,
+                   mounts};
+  c.ticket = pool->submit([rq = std::move(rq), details] { read_task_details(rq, *details); });
+  if (c.ticket)
+    c.details = std::move(details);
+  else
+    c.not_read = "no reader thread left (all blocked)";
+}
+
+// A thread whose stat file blocks: its state, name and parent come from status, which
+// does not take the exec_update_lock; its stack is not tried.
+void Sampler::State::add_stuck(ProcEntry& p, ThreadEntry& t) {
+  Candidate c{&p, &t, '?', {}, 0, false, false, now_ns(), {}, nullptr, nullptr, "timed out (stat)"};
+  auto details = std::make_shared<TaskDetails>();
+  DetailRequest rq{opt.proc_root, p.pid, t.tid, false, false, false, opt.max_stack, mounts};
+  c.ticket = pool->submit([rq = std::move(rq), details] { read_task_status(rq, *details); });
+  if (c.ticket) c.details = std::move(details);
+  c.stat_stuck = true;
+  cands.push_back(std::move(c));
+}
 
 Sampler::Sampler(SamplerOptions options, CaptureWriter& out)
     : s_(std::make_unique<State>(std::move(options), out)) {
@@ -151,6 +273,7 @@ void Sampler::begin() {
   if (s.opt.stacks) check_stack_privilege(s.opt.proc_root);
   s.table = std::make_unique<TaskTable>(s.opt.proc_root, s.opt.pids);
   s.pool = std::make_unique<ReaderPool>(s.opt.reader_threads, s.opt.max_stuck_readers);
+  s.scanner = std::make_unique<ScanThread>(s.opt.max_stuck_readers);
   s.mounts = std::make_shared<MountTable>(s.opt.proc_root);
   s.pressure = std::make_unique<PressureReader>(s.opt.proc_root);
 
@@ -197,83 +320,27 @@ RoundStats Sampler::round(bool late) {
   }
 
   s.cands.clear();
-  for (ProcEntry& p : s.table->procs()) {
-    for (ThreadEntry& t : p.threads) {
-      if (t.gone) continue;
-      ++stats.threads;
-      int err = s.table->read_stat(p, t, s.stat_buf);
-      if (err) {
-        if (vanished_errno(err)) ++s.result.vanished;
-        continue;
-      }
-      const char state = proc_stat_state(s.stat_buf);
-      if (state == 'R') ++stats.running;
-      if (state == 'D') ++stats.uninterruptible;
-      bool watched = false;
-      std::string wchan;
-      if (!state_selected(o.states, state)) {
-        // Sleeping tasks: their wait channel is read at a lower rate, and every round
-        // for those found in a wait on the list.
-        if (state != 'S' || s.s_waits.empty() || (!s_scan && !t.watched)) {
-          t.watched = false;
-          t.details.reset();
-          continue;
-        }
-        wchan = read_wchan(o.proc_root, p.pid, t.tid);
-        t.watched = s.s_waits.count(wchan) > 0;
-        if (!t.watched) {
-          t.details.reset();
-          continue;
-        }
-        watched = true;
-      }
-      auto st = parse_proc_stat(s.stat_buf);
-      if (!st) continue;
-      if (t.start_time != 0 && st->start_time != t.start_time) {
-        // Another thread under the same number (read by path, without a descriptor).
-        ++s.result.reused;
-        TaskTable::reset(t);
-        t.watched = watched;
-      }
-      t.start_time = st->start_time;
-      if (s.comm_re) {
-        if (t.comm != st->comm || t.comm.empty()) {
-          t.comm = std::string(st->comm);
-          t.comm_selected = std::regex_search(t.comm, *s.comm_re);
-        }
-        if (!t.comm_selected) continue;
-      }
-      Candidate c{&p,    &t,        state,           std::string(st->comm),
-                  st->ppid, (st->flags & kPfKthread) != 0, watched, now_ns(),
-                  std::move(wchan), nullptr,           nullptr,        nullptr};
-      std::string sched;
-      bool unchanged = read_small_file(task_file(o.proc_root, p.pid, t.tid, "schedstat"), sched) &&
-                       !sched.starts_with("0 0 0") && t.details && sched == t.schedstat;
-      t.schedstat = std::move(sched);
-      if (t.pending && !t.pending->load()) {
-        c.not_read = "timed out";  // its last read is still blocked: do not pile up more
-      } else if (unchanged) {
-        c.details = std::const_pointer_cast<TaskDetails>(t.details);  // it has not run since
-        ++s.reused_details;
-      } else {
-        t.pending.reset();
-        auto details = std::make_shared<TaskDetails>();
-        DetailRequest rq{o.proc_root,
-                         p.pid,
-                         t.tid,
-                         c.kernel_thread,
-                         o.stacks,
-                         t.cgroup_read_ns == 0 || begin - t.cgroup_read_ns > o.rescan.count() * 1'000'000,
-                         o.max_stack,
-                         s.mounts};
-        c.ticket = s.pool->submit([rq = std::move(rq), details] { read_task_details(rq, *details); });
-        if (c.ticket)
-          c.details = std::move(details);
-        else
-          c.not_read = "no reader thread left (all blocked)";
-      }
-      s.cands.push_back(std::move(c));
-    }
+  s.work.clear();
+  for (ProcEntry& p : s.table->procs())
+    for (ThreadEntry& t : p.threads)
+      if (!t.gone) s.work.emplace_back(&p, &t);
+  stats.threads = static_cast<uint32_t>(s.work.size());
+
+  // The scan runs on its own thread: a stat or wchan read that blocks (a task stuck in
+  // execve) is given up after the read timeout, and the scan goes on after that task.
+  const ScanThread::Body body = [&](size_t i, ScanThread::Guard& guard) {
+    s.scan(*s.work[i].first, *s.work[i].second, begin, s_scan, stats, guard);
+  };
+  for (size_t i = 0; i < s.work.size();) {
+    i = s.scanner->run(i, s.work.size(), body, s.read_timeout_ns);
+    if (i >= s.work.size()) break;
+    // Thread i blocked the read of its stat file: it is recorded as such, and not read
+    // again until that read returns.
+    ThreadEntry& t = *s.work[i].second;
+    t.stat_pending = s.scanner->stuck_flag();
+    s.add_stuck(*s.work[i].first, t);
+    if (!s.scanner->available()) break;  // too many scan threads blocked: end the round
+    ++i;
   }
   s.pool->wait(now_ns() + s.read_timeout_ns);
 
@@ -324,7 +391,28 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
   t.details.reset();
   std::string why;
   const TaskDetails* d = nullptr;
-  if (outcome == ReaderPool::Outcome::done) {
+  if (c.stat_stuck) {
+    // Only status was asked for: it gives the state and name the stat file would have.
+    why = c.not_read;
+    ++stats.timed_out;
+    ++result.timed_out;
+    if (outcome == ReaderPool::Outcome::done) {
+      const TaskDetails& st = *c.details;
+      if (st.vanished) {
+        ++result.vanished;
+        return;
+      }
+      rec.state = st.state;
+      c.comm = st.name;
+      rec.comm = c.comm;
+      ctx.ppid = st.ppid;
+      rec.switches_known = st.switches_known;
+      rec.voluntary_switches = st.voluntary;
+      rec.involuntary_switches = st.involuntary;
+    } else if (outcome == ReaderPool::Outcome::timed_out) {
+      t.pending = ReaderPool::finished_flag(c.ticket);
+    }
+  } else if (outcome == ReaderPool::Outcome::done) {
     d = c.details.get();
     if (d->vanished) {
       ++result.vanished;
@@ -352,7 +440,7 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
     } else {
       why = "not read: the readers were busy until the deadline";
     }
-    if (c.wchan.empty()) c.wchan = read_wchan(opt.proc_root, c.proc->pid, t.tid);
+    // The wait channel of such a task is not read here: it takes the same lock.
   }
   if (!opt.cgroup_prefix.empty() && !t.cgroup.starts_with(opt.cgroup_prefix)) return;
 
@@ -403,7 +491,8 @@ SamplerResult Sampler::end() {
                 {"reused", r.reused},
                 {"abandoned_reads", r.abandoned_reads},
                 {"fd_fallbacks", r.fd_fallbacks},
-                {"details_reused", s.reused_details}});
+                {"details_reused", s.reused_details},
+                {"abandoned_scans", s.scanner ? s.scanner->abandoned() : 0}});
   return s.result;
 }
 

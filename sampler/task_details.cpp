@@ -61,6 +61,33 @@ bool parse_switches(std::string_view status, uint64_t& voluntary, uint64_t& invo
   return a && b;
 }
 
+void parse_status(std::string_view text, TaskDetails& out) {
+  auto value = [&](std::string_view key) -> std::string_view {
+    size_t at = text.starts_with(key) ? 0 : text.find("\n" + std::string(key));
+    if (at == std::string_view::npos) return {};
+    at += (text[at] == '\n') + key.size();
+    while (at < text.size() && (text[at] == '\t' || text[at] == ' ')) ++at;
+    size_t nl = text.find('\n', at);
+    return text.substr(at, nl == std::string_view::npos ? text.size() - at : nl - at);
+  };
+  std::string_view state = value("State:");
+  if (!state.empty()) out.state = state[0];
+  out.name = std::string(value("Name:"));
+  std::string_view ppid = value("PPid:");
+  std::from_chars(ppid.data(), ppid.data() + ppid.size(), out.ppid);
+  out.switches_known = parse_switches(text, out.voluntary, out.involuntary);
+}
+
+void read_task_status(const DetailRequest& rq, TaskDetails& out) {
+  std::string text;
+  if (!read_small_file(task_path(rq, "status"), text)) {
+    out.vanished = gone(errno);
+    return;
+  }
+  out.read_ns = now_ns();
+  parse_status(text, out);
+}
+
 std::string read_wchan(const std::string& proc_root, int pid, int tid) {
   std::string text;
   if (!read_small_file(proc_root + "/" + std::to_string(pid) + "/task/" + std::to_string(tid) +

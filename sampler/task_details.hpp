@@ -37,9 +37,18 @@ struct TaskDetails {
   std::string cgroup;
   int64_t read_ns = 0;     // CLOCK_MONOTONIC when the stack was read
   std::string problem;     // why something could not be read ("" when all was)
+  // From status, for a task whose stat file could not be read.
+  char state = '?';
+  std::string name;
+  int ppid = 0;
 };
 
 void read_task_details(const DetailRequest& rq, TaskDetails& out);
+// Only the status file (state, name, parent, context switches): it does not take the
+// exec_update_lock that stat, wchan, stack and syscall take.
+void read_task_status(const DetailRequest& rq, TaskDetails& out);
+// Parses "Name:\t...", "State:\tD (disk sleep)" and "PPid:\t..." of a status file.
+void parse_status(std::string_view status, TaskDetails& out);
 
 // The wait channel alone: no lock is taken to print it, so the sampling loop reads it
 // itself (for sleeping tasks, and for tasks whose detail read is stuck).

@@ -107,6 +107,7 @@ void TaskTable::reset(ThreadEntry& t) {
   t.comm.clear();
   t.comm_selected = true;
   t.pending.reset();
+  t.stat_pending.reset();
   t.schedstat.clear();
   t.details.reset();
 }

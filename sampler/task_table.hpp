@@ -34,6 +34,8 @@ struct ThreadEntry {
   // Set while a detail read of this thread is still running past its deadline: it
   // becomes true when that read returns at last.
   std::shared_ptr<const std::atomic<bool>> pending;
+  // The same for a read of its stat file (which takes the exec_update_lock too).
+  std::shared_ptr<const std::atomic<bool>> stat_pending;
   // The details read while it was last blocked, and its schedstat then: while the
   // task has not run since (schedstat unchanged), nothing read about it can have
   // changed, and the round reuses them instead of reading its stack again.
@@ -74,6 +76,12 @@ class TaskTable {
   // Reads a thread's stat file into `buf` (pread on its descriptor, or by path);
   // returns 0 or an errno. ESRCH and ENOENT mean the thread is gone.
   int read_stat(ProcEntry& p, ThreadEntry& t, std::string& buf);
+  // Notes that a read of the thread said it exited.
+  static void mark_gone(ProcEntry& p, ThreadEntry& t) {
+    t.gone = true;
+    p.dirty = true;  // listing it again also tells whether the whole process exited
+  }
+  const std::string& proc_root() const { return proc_root_; }
   // Forgets what was kept about a thread whose tid now names another thread.
   static void reset(ThreadEntry& t);
 
