@@ -33,12 +33,13 @@
 
 namespace hangscope::testing {
 
-// The state letter of a task, '?' when it is gone.
+// The state letter of a task, '?' when it is gone. From status, not stat: on 6.18 a
+// read of stat waits for the exec_update_lock that a stuck execve holds.
 inline char task_state(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t close = text.rfind(')');
-  return close == std::string::npos || close + 2 >= text.size() ? '?' : text[close + 2];
+  size_t at = text.find("\nState:\t");
+  return at == std::string::npos || at + 8 >= text.size() ? '?' : text[at + 8];
 }
 
 inline bool wait_for_state(pid_t pid, char state, int timeout_ms) {
