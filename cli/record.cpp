@@ -100,7 +100,7 @@ CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
       ->capture_default_str();
   cmd->add_option("--read-timeout", opts.read_timeout_ms,
                   "Milliseconds a round waits for stack and syscall reads (default: half the "
-                  "interval, 5 to 100)")
+                  "interval, 20 to 100)")
       ->check(CLI::Range(1.0, 60'000.0));
   cmd->footer(
       "Examples:\n"

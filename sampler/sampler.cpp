@@ -121,7 +121,7 @@ struct Sampler::State {
   std::unique_ptr<ReaderPool> pool;
   std::shared_ptr<MountTable> mounts;
   std::unique_ptr<PressureReader> pressure;
-  int64_t start = 0, interval_ns = 0, read_timeout_ns = 0;
+  int64_t start = 0, interval_ns = 0, read_timeout_ns = 0, scan_stall_ns = 0;
   int64_t last_rescan = 0, last_s_scan = 0;
   bool first_s_scan = true;
   uint32_t index = 0;
@@ -262,7 +262,10 @@ Sampler::Sampler(SamplerOptions options, CaptureWriter& out)
   s_->interval_ns = o.interval.count() * 1000;
   s_->read_timeout_ns = o.read_timeout.count() > 0
                             ? o.read_timeout.count() * 1'000'000
-                            : std::clamp<int64_t>(s_->interval_ns / 2, 5'000'000, 100'000'000);
+                            : std::clamp<int64_t>(s_->interval_ns / 2, 20'000'000, 100'000'000);
+  // A stat read is the cheapest there is: one that takes this long is blocked, not slow
+  // (preemption on a loaded machine has been seen to hold one for tens of milliseconds).
+  s_->scan_stall_ns = std::max<int64_t>(s_->read_timeout_ns, 50'000'000);
   if (o.max_stack == 0) o.max_stack = 1;
 }
 
@@ -332,7 +335,7 @@ RoundStats Sampler::round(bool late) {
     s.scan(*s.work[i].first, *s.work[i].second, begin, s_scan, stats, guard);
   };
   for (size_t i = 0; i < s.work.size();) {
-    i = s.scanner->run(i, s.work.size(), body, s.read_timeout_ns);
+    i = s.scanner->run(i, s.work.size(), body, s.scan_stall_ns);
     if (i >= s.work.size()) break;
     // Thread i blocked the read of its stat file: it is recorded as such, and not read
     // again until that read returns.
@@ -402,6 +405,9 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
         ++result.vanished;
         return;
       }
+      // The filters the scan could not apply without its stat line.
+      if (!state_selected(opt.states, st.state) && !(st.state == 'S' && t.watched)) return;
+      if (comm_re && !std::regex_search(st.name, *comm_re)) return;
       rec.state = st.state;
       c.comm = st.name;
       rec.comm = c.comm;
@@ -409,8 +415,9 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
       rec.switches_known = st.switches_known;
       rec.voluntary_switches = st.voluntary;
       rec.involuntary_switches = st.involuntary;
-    } else if (outcome == ReaderPool::Outcome::timed_out) {
-      t.pending = ReaderPool::finished_flag(c.ticket);
+    } else {
+      if (outcome == ReaderPool::Outcome::timed_out) t.pending = ReaderPool::finished_flag(c.ticket);
+      if (comm_re && !t.comm_selected) return;  // not known now: as at the last look
     }
   } else if (outcome == ReaderPool::Outcome::done) {
     d = c.details.get();

@@ -72,7 +72,7 @@ struct RoundEnd {
 class CaptureWriter {
  public:
   // Does not own fd. `max_interned`: distinct stacks (and contexts) kept for reuse.
-  explicit CaptureWriter(int fd, size_t max_interned = 50'000);
+  explicit CaptureWriter(int fd, size_t max_interned = 1024);
   CaptureWriter(const CaptureWriter&) = delete;
   CaptureWriter& operator=(const CaptureWriter&) = delete;
 

@@ -37,7 +37,7 @@ struct SamplerOptions {
   std::vector<std::string> s_waits = default_s_waits();  // empty: do not watch S tasks
   std::chrono::milliseconds s_interval{1000};  // how often S tasks' wait channels are read
   // Deadline of a round's blocking reads (stack, syscall); 0: half the interval,
-  // between 5 and 100 ms.
+  // between 20 and 100 ms. A stat read of the scan is given up after this, or 50 ms.
   std::chrono::milliseconds read_timeout{0};
   std::chrono::milliseconds rescan{1000};  // how often every task directory is checked
   unsigned reader_threads = 2;
