@@ -230,3 +230,21 @@ TEST(SamplerCaptureV2, ContextSummaryAndReport) {
   // The FUSE reader ran between its samples: never listed as blocked without running.
   EXPECT_EQ(text.find("cat (200) >="), std::string::npos) << text;
 }
+
+TEST(SamplerCaptureV2, StormFixtureTiesFsyncsToTheLoopDevice) {
+  std::ifstream in(std::string(HANGSCOPE_FIXTURES) + "/capture/storm-v2-context.capture");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  Capture c = read_bytes(ss.str());
+  ASSERT_EQ(c.rounds.size(), 94u);
+  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  size_t fsyncs = 0;
+  for (const TaskSample& s : c.samples) {
+    const TaskContext& ctx = c.contexts[s.context];
+    if (c.strings().get(ctx.syscall) != "fsync") continue;
+    ++fsyncs;
+    EXPECT_EQ(c.strings().get(ctx.filesystem), "overlay");
+    EXPECT_EQ(c.strings().get(ctx.device), "loop0");
+  }
+  EXPECT_GT(fsyncs, 100u);
+}
