@@ -238,13 +238,18 @@ TEST(SamplerCaptureV2, StormFixtureTiesFsyncsToTheLoopDevice) {
   Capture c = read_bytes(ss.str());
   ASSERT_EQ(c.rounds.size(), 94u);
   EXPECT_EQ(c.sources[0].skipped_lines, 0u);
-  size_t fsyncs = 0;
+  size_t fsyncs = 0, on_loop0 = 0;
   for (const TaskSample& s : c.samples) {
     const TaskContext& ctx = c.contexts[s.context];
     if (c.strings().get(ctx.syscall) != "fsync") continue;
     ++fsyncs;
+    // Every resolved one is on the overlay's upper layer; a few are torn (the call
+    // ended between the reads of syscall and fdinfo) and have no location.
+    if (ctx.device == 0) continue;
     EXPECT_EQ(c.strings().get(ctx.filesystem), "overlay");
     EXPECT_EQ(c.strings().get(ctx.device), "loop0");
+    ++on_loop0;
   }
   EXPECT_GT(fsyncs, 100u);
+  EXPECT_GE(on_loop0 * 100, fsyncs * 95);
 }
