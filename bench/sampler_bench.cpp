@@ -52,9 +52,12 @@ class SleepingThreads {
     pthread_attr_setstacksize(&attr, 64 * 1024);
     while (threads_.size() < n) {
       pthread_t t;
-      if (pthread_create(&t, &attr, [](void*) -> void* {
-            for (;;) pause();
-          }, nullptr) != 0)
+      if (pthread_create(
+              &t, &attr,
+              [](void*) -> void* {
+                for (;;) pause();
+              },
+              nullptr) != 0)
         break;
       threads_.push_back(t);
     }
@@ -72,7 +75,8 @@ std::vector<std::unique_ptr<testing::BlockedTask>> g_blocked;
 void setup(size_t threads) {
   g_threads.grow_to(threads);
   if (g_blocked.empty()) {
-    for (int i = 0; i < 8; ++i) g_blocked.push_back(std::make_unique<testing::BlockedTask>(600'000));
+    for (int i = 0; i < 8; ++i)
+      g_blocked.push_back(std::make_unique<testing::BlockedTask>(600'000));
     usleep(200'000);
   }
 }
@@ -213,11 +217,27 @@ void BM_NaiveAtRate(benchmark::State& state) { at_rate(state, false); }
 // 1,000 threads first, then 5,000: the sleeping threads are only ever added.
 BENCHMARK(BM_NaivePass)->Arg(1000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HangscopePass)->Arg(1000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_NaiveAtRate)->Args({1000, 100})->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
-BENCHMARK(BM_HangscopeAtRate)->Args({1000, 100})->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+BENCHMARK(BM_NaiveAtRate)
+    ->Args({1000, 100})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
+BENCHMARK(BM_HangscopeAtRate)
+    ->Args({1000, 100})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
 BENCHMARK(BM_NaivePass)->Arg(5000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_HangscopePass)->Arg(5000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_NaiveAtRate)->Args({5000, 10})->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
-BENCHMARK(BM_HangscopeAtRate)->Args({5000, 10})->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+BENCHMARK(BM_NaiveAtRate)
+    ->Args({5000, 10})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
+BENCHMARK(BM_HangscopeAtRate)
+    ->Args({5000, 10})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
 
 BENCHMARK_MAIN();

@@ -1,10 +1,10 @@
 #include "progress.hpp"
 
-#include <ctime>
-#include <map>
+#include <fmt/format.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
+#include <ctime>
+#include <map>
 
 #include "hangscope/classify.hpp"
 #include "hangscope/frame_text.hpp"

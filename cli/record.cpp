@@ -1,15 +1,15 @@
 // hangscope record: sample the blocked tasks of this machine into a capture, or,
 // without -o, straight into a report.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cerrno>
 #include <csignal>
-#include <fcntl.h>
 #include <regex>
-#include <sys/mman.h>
 #include <system_error>
-#include <unistd.h>
-
-#include <fmt/format.h>
 
 #include "commands.hpp"
 #include "hangscope/capture_writer.hpp"
@@ -67,7 +67,8 @@ std::vector<std::string> s_wait_list(const std::vector<std::string>& given) {
 
 CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
   CLI::App* cmd = app.add_subcommand("record", "Sample the kernel stacks of blocked tasks");
-  cmd->add_option("-d,--duration", opts.duration_s, "Seconds to sample")->check(CLI::PositiveNumber);
+  cmd->add_option("-d,--duration", opts.duration_s, "Seconds to sample")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("-i,--interval", opts.interval_ms, "Milliseconds between rounds")
       ->check(CLI::Range(0.1, 3'600'000.0))
       ->capture_default_str();
@@ -104,7 +105,8 @@ CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
       ->check(CLI::Range(1.0, 60'000.0));
   cmd->footer(
       "Examples:\n"
-      "  hangscope record -d 10 -o storm.capture     # ten seconds, then: hangscope report storm.capture\n"
+      "  hangscope record -d 10 -o storm.capture     # ten seconds, then: hangscope report "
+      "storm.capture\n"
       "  hangscope record -n 100 -i 50               # 100 rounds, 50 ms apart, report at once\n"
       "  hangscope record -p 1234,5678 --states DS -d 5\n"
       "  hangscope record --comm '^postgres' --cgroup /system.slice -d 30 -o pg.capture");
@@ -129,8 +131,8 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
     try {
       std::regex check(opts.comm, std::regex::ECMAScript);
     } catch (const std::regex_error& e) {
-      print_error(fmt::format("--comm '{}': not a valid regular expression ({})", opts.comm,
-                              e.what()));
+      print_error(
+          fmt::format("--comm '{}': not a valid regular expression ({})", opts.comm, e.what()));
       return kUsage;
     }
   }
@@ -159,8 +161,8 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
     fd = ::open(opts.output.c_str(), flags, 0600);
   }
   if (fd < 0) {
-    print_error(fmt::format("{}: {}", opts.output.empty() ? "memfd" : opts.output,
-                            std::strerror(errno)));
+    print_error(
+        fmt::format("{}: {}", opts.output.empty() ? "memfd" : opts.output, std::strerror(errno)));
     return kFailure;
   }
   Fd file(fd);

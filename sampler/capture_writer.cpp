@@ -1,11 +1,10 @@
 #include "hangscope/capture_writer.hpp"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <system_error>
-
-#include <fmt/format.h>
 
 #include "hangscope/capture_format.hpp"
 
@@ -130,8 +129,8 @@ void CaptureWriter::end_round(uint32_t index, const RoundEnd& e) {
     any = true;
   }
   if (any) buf_ += '\n';
-  fmt::format_to(out, "{} {} {} {} {} {}\n", cf::kRoundEnd, index, e.threads, e.recorded,
-                 e.running, e.uninterruptible);
+  fmt::format_to(out, "{} {} {} {} {} {}\n", cf::kRoundEnd, index, e.threads, e.recorded, e.running,
+                 e.uninterruptible);
   flush();
 }
 

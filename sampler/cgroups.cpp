@@ -80,7 +80,8 @@ std::string container_of(std::string_view cgroup) {
     std::string_view parent = parts[i - 1];
     if (parent == "docker") return "docker:" + std::string(p);
     if (parent == "crio") return "cri-o:" + std::string(p);
-    if (parent == "libpod_parent" || parent.starts_with("libpod")) return "podman:" + std::string(p);
+    if (parent == "libpod_parent" || parent.starts_with("libpod"))
+      return "podman:" + std::string(p);
     if (parent.starts_with("pod")) {
       for (size_t j = 0; j < i; ++j)
         if (parts[j].starts_with("kubepods")) return "kubepods:" + std::string(p);

@@ -13,7 +13,7 @@ struct ProcStat {
   std::string_view comm;  // points into the parsed text
   char state = '?';
   int ppid = 0;
-  unsigned flags = 0;     // task->flags (field 9)
+  unsigned flags = 0;       // task->flags (field 9)
   uint64_t start_time = 0;  // clock ticks since boot (field 22): tells a reused tid apart
 };
 

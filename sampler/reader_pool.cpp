@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "system_info.hpp"
+
 namespace hangscope::sampler {
 
 struct ReaderPool::Job {
@@ -109,9 +111,7 @@ void ReaderPool::wait(int64_t deadline_ns) {
       if (j->phase == Job::queued || j->phase == Job::running) return false;
     return true;
   };
-  timespec now{};
-  clock_gettime(CLOCK_MONOTONIC, &now);
-  int64_t left = deadline_ns - (int64_t{now.tv_sec} * 1'000'000'000 + now.tv_nsec);
+  int64_t left = deadline_ns - monotonic_ns();
   if (left > 0) s.done_cv.wait_for(lock, std::chrono::nanoseconds(left), all_done);
   unsigned newly_stuck = 0;
   for (const Ticket& j : s.batch) {

@@ -1,5 +1,6 @@
 #include "hangscope/sampler.hpp"
 
+#include <fmt/format.h>
 #include <sys/utsname.h>
 
 #include <cerrno>
@@ -9,8 +10,6 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <fmt/format.h>
 
 #include "cgroups.hpp"
 #include "hangscope/capture_writer.hpp"
@@ -34,15 +33,15 @@ std::vector<std::string> default_s_waits() {
       "request_wait_answer",           // FUSE: a request to the daemon (fs/fuse/dev.c)
       "fuse_wait_on_folio_writeback",  // FUSE: writeback of a page the daemon holds
       "fuse_wait_on_page_writeback",
-      "fuse_dev_do_write",             // FUSE: a stuck reply
-      "rpc_wait_bit_killable",         // sunrpc: an RPC to the (NFS) server
+      "fuse_dev_do_write",      // FUSE: a stuck reply
+      "rpc_wait_bit_killable",  // sunrpc: an RPC to the (NFS) server
       "__rpc_wait_for_completion_task",
-      "nfs_wait_bit_killable",         // NFS: a page or request lock held for the server
+      "nfs_wait_bit_killable",  // NFS: a page or request lock held for the server
       "nfs_wait_on_request",
-      "nfs4_wait_clnt_recover",        // NFSv4: state recovery with the server
+      "nfs4_wait_clnt_recover",  // NFSv4: state recovery with the server
       "nfs_page_group_lock",
-      "wait_for_response",             // SMB/CIFS: the server's reply
-      "ceph_mdsc_do_request",          // CephFS: the metadata server's reply
+      "wait_for_response",     // SMB/CIFS: the server's reply
+      "ceph_mdsc_do_request",  // CephFS: the metadata server's reply
   };
 }
 
@@ -205,9 +204,18 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
     }
     if (!t.comm_selected) return;
   }
-  Candidate c{&p,       &t,        state,   std::string(st->comm),
-              st->ppid, (st->flags & kPfKthread) != 0, watched, now_ns(),
-              std::move(wchan), nullptr, nullptr, nullptr};
+  Candidate c{&p,
+              &t,
+              state,
+              std::string(st->comm),
+              st->ppid,
+              (st->flags & kPfKthread) != 0,
+              watched,
+              now_ns(),
+              std::move(wchan),
+              nullptr,
+              nullptr,
+              nullptr};
   std::string_view sched;
   bool unchanged = guard.read_file(task_file(o.proc_root, p.pid, t.tid, "schedstat"), sched) == 0 &&
                    !sched.starts_with("0 0 0") && t.details && sched == t.schedstat;
@@ -227,14 +235,15 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
 void Sampler::State::submit_details(Candidate& c, int64_t round_start) {
   ThreadEntry& t = *c.thread;
   auto details = std::make_shared<TaskDetails>();
-  DetailRequest rq{opt.proc_root,
-                   c.proc->pid,
-                   t.tid,
-                   c.kernel_thread,
-                   opt.stacks,
-                   t.cgroup_read_ns == 0 || round_start - t.cgroup_read_ns > opt.rescan.count() * 1'000'000,
-                   opt.max_stack,
-                   mounts};
+  DetailRequest rq{
+      opt.proc_root,
+      c.proc->pid,
+      t.tid,
+      c.kernel_thread,
+      opt.stacks,
+      t.cgroup_read_ns == 0 || round_start - t.cgroup_read_ns > opt.rescan.count() * 1'000'000,
+      opt.max_stack,
+      mounts};
   c.ticket = pool->submit([rq = std::move(rq), details] { read_task_details(rq, *details); });
   if (c.ticket)
     c.details = std::move(details);
@@ -281,8 +290,8 @@ void Sampler::begin() {
   s.pressure = std::make_unique<PressureReader>(s.opt.proc_root);
 
   SystemInfo sys = read_system_info(s.opt.proc_root);
-  CaptureHeader h{sys.host,       sys.kernel,       sys.boot_id,           unix_time_ns(),
-                  s.interval_ns,  s.opt.states,     s.opt.command_line,    {}};
+  CaptureHeader h{sys.host,      sys.kernel,   sys.boot_id,        unix_time_ns(),
+                  s.interval_ns, s.opt.states, s.opt.command_line, {}};
   utsname u{};
   if (uname(&u) == 0) h.extra.emplace_back("arch", u.machine);
   h.extra.emplace_back("stacks", s.opt.stacks ? "kernel" : "none: " + s.opt.no_stacks_reason);
@@ -352,7 +361,8 @@ RoundStats Sampler::round(bool late) {
   // Stacks of the round for progress displays.
   std::unordered_map<std::string_view, uint32_t> counts;
   for (const Candidate& c : s.cands)
-    if (c.details && !c.details->stack.empty() && c.details->stack_error == 0) ++counts[c.details->stack];
+    if (c.details && !c.details->stack.empty() && c.details->stack_error == 0)
+      ++counts[c.details->stack];
   stats.stacks.assign(counts.begin(), counts.end());
 
   RoundEnd e;
@@ -416,7 +426,8 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
       rec.voluntary_switches = st.voluntary;
       rec.involuntary_switches = st.involuntary;
     } else {
-      if (outcome == ReaderPool::Outcome::timed_out) t.pending = ReaderPool::finished_flag(c.ticket);
+      if (outcome == ReaderPool::Outcome::timed_out)
+        t.pending = ReaderPool::finished_flag(c.ticket);
       if (comm_re && !t.comm_selected) return;  // not known now: as at the last look
     }
   } else if (outcome == ReaderPool::Outcome::done) {
@@ -507,9 +518,8 @@ SamplerResult Sampler::run(const std::atomic<bool>& stop,
                            const std::function<void(const RoundStats&)>& on_round) {
   State& s = *s_;
   begin();
-  const int64_t end_time = s.opt.duration_s
-                               ? s.start + static_cast<int64_t>(*s.opt.duration_s * 1e9)
-                               : INT64_MAX;
+  const int64_t end_time =
+      s.opt.duration_s ? s.start + static_cast<int64_t>(*s.opt.duration_s * 1e9) : INT64_MAX;
   int64_t scheduled = s.start;
   for (uint32_t n = 0; !stop.load(std::memory_order_relaxed); ++n) {
     if (s.opt.max_rounds && n >= *s.opt.max_rounds) break;

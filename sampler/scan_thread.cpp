@@ -9,15 +9,13 @@
 #include <mutex>
 #include <thread>
 
+#include "system_info.hpp"
+
 namespace hangscope::sampler {
 
 namespace {
 
-int64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
+int64_t now_ns() { return monotonic_ns(); }
 
 struct Abandoned {};  // unwinds an abandoned scan thread
 

@@ -42,11 +42,7 @@ uint64_t field_after(std::string_view text, std::string_view key, bool& found) {
   return v;
 }
 
-int64_t now_ns() {
-  timespec ts{};
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
+int64_t now_ns() { return monotonic_ns(); }
 
 void note(TaskDetails& out, std::string_view what, int err) {
   if (out.problem.empty()) out.problem = std::string(what) + ": " + std::strerror(err);
@@ -90,9 +86,9 @@ void read_task_status(const DetailRequest& rq, TaskDetails& out) {
 
 std::string read_wchan(const std::string& proc_root, int pid, int tid) {
   std::string text;
-  if (!read_small_file(proc_root + "/" + std::to_string(pid) + "/task/" + std::to_string(tid) +
-                           "/wchan",
-                       text) ||
+  if (!read_small_file(
+          proc_root + "/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/wchan",
+          text) ||
       text == "0")
     return {};
   return text;
@@ -137,8 +133,8 @@ void read_task_details(const DetailRequest& rq, TaskDetails& out) {
   if (out.syscall.kind == SyscallState::blocked && file_argument(out.syscall.nr, arg)) {
     int fd = static_cast<int>(static_cast<int32_t>(out.syscall.args[arg.index]));
     std::string base = rq.proc_root + "/" + std::to_string(rq.pid);
-    std::string link = arg.directory && fd == kAtFdcwd ? base + "/cwd"
-                                                       : base + "/fd/" + std::to_string(fd);
+    std::string link =
+        arg.directory && fd == kAtFdcwd ? base + "/cwd" : base + "/fd/" + std::to_string(fd);
     char buf[4096];
     ssize_t n = fd >= 0 || fd == kAtFdcwd ? readlink(link.c_str(), buf, sizeof buf) : -1;
     if (n > 0) {

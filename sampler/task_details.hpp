@@ -18,25 +18,25 @@ struct DetailRequest {
   int tid = 0;
   bool kernel_thread = false;
   bool read_stack = true;
-  bool read_cgroup = false;   // the cached cgroup is stale
-  size_t max_stack = 64;      // frames kept, innermost first
+  bool read_cgroup = false;            // the cached cgroup is stale
+  size_t max_stack = 64;               // frames kept, innermost first
   std::shared_ptr<MountTable> mounts;  // shared: a job may outlive the sampler
 };
 
 struct TaskDetails {
-  bool vanished = false;   // the task exited while being read
-  int stack_error = 0;     // errno of the stack read (0: read, or not asked for)
-  std::string stack;       // the stack file, one frame a line, at most max_stack frames
-  std::string wchan;       // "" when the kernel printed 0
+  bool vanished = false;  // the task exited while being read
+  int stack_error = 0;    // errno of the stack read (0: read, or not asked for)
+  std::string stack;      // the stack file, one frame a line, at most max_stack frames
+  std::string wchan;      // "" when the kernel printed 0
   SyscallState syscall;
-  std::string file;        // path of the file argument of the call
-  FileLocation location;   // its file system and device
+  std::string file;       // path of the file argument of the call
+  FileLocation location;  // its file system and device
   bool switches_known = false;
   uint64_t voluntary = 0, involuntary = 0;
   bool cgroup_read = false;
   std::string cgroup;
-  int64_t read_ns = 0;     // CLOCK_MONOTONIC when the stack was read
-  std::string problem;     // why something could not be read ("" when all was)
+  int64_t read_ns = 0;  // CLOCK_MONOTONIC when the stack was read
+  std::string problem;  // why something could not be read ("" when all was)
   // From status, for a task whose stat file could not be read.
   char state = '?';
   std::string name;

@@ -26,10 +26,10 @@ struct ThreadEntry {
   bool gone = false;        // its descriptor said ESRCH: the thread exited
   uint64_t start_time = 0;  // from stat, 0 until first read: tells a reused tid apart
   // What the sampler keeps about the thread between rounds.
-  bool watched = false;          // S in a wait on the list at the last look
-  int64_t cgroup_read_ns = 0;    // when `cgroup` was read (it is re-read now and then)
+  bool watched = false;        // S in a wait on the list at the last look
+  int64_t cgroup_read_ns = 0;  // when `cgroup` was read (it is re-read now and then)
   std::string cgroup;
-  std::string comm;              // comm at the last filter decision
+  std::string comm;  // comm at the last filter decision
   bool comm_selected = true;
   // Set while a detail read of this thread is still running past its deadline: it
   // becomes true when that read returns at last.

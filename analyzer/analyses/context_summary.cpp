@@ -40,8 +40,8 @@ uint64_t task_key(uint16_t source, int32_t tid) {
 
 }  // namespace
 
-ContextSummary summarize_context(const Capture& c, const Classification& cls,
-                                 const Summary& sum, const ContextOptions& opt) {
+ContextSummary summarize_context(const Capture& c, const Classification& cls, const Summary& sum,
+                                 const ContextOptions& opt) {
   ContextSummary out;
   const StringTable& strings = c.strings();
   std::unordered_map<uint32_t, GroupCounts> groups;
@@ -90,8 +90,9 @@ ContextSummary summarize_context(const Capture& c, const Classification& cls,
       gc.devices = top(g.devices, opt.top, strings);
       gc.containers = top(g.containers, opt.top, strings);
       gc.states.assign(g.states.begin(), g.states.end());
-      std::sort(gc.states.begin(), gc.states.end(),
-                [](auto& a, auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+      std::sort(gc.states.begin(), gc.states.end(), [](auto& a, auto& b) {
+        return a.second != b.second ? a.second > b.second : a.first < b.first;
+      });
       gc.watched = g.watched;
       gc.unreadable = g.unreadable;
       for (auto& [key, b] : g.best_by_task) gc.longest.push_back(b);
@@ -113,7 +114,8 @@ ContextSummary summarize_context(const Capture& c, const Classification& cls,
   }
   for (const SourceInfo& s : c.sources) {
     auto it = s.header.find("stacks");
-    if (it != s.header.end() && it->second.starts_with("none")) out.stackless_sources.push_back(s.path);
+    if (it != s.header.end() && it->second.starts_with("none"))
+      out.stackless_sources.push_back(s.path);
   }
   return out;
 }

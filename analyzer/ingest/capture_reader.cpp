@@ -1,10 +1,10 @@
 // Reader of hangscope's capture format (docs/capture-format.md).
+#include <fmt/format.h>
+
 #include <charconv>
 #include <cstdlib>
 #include <unordered_map>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "hangscope/capture_format.hpp"
 #include "hangscope/frame_text.hpp"
@@ -70,8 +70,8 @@ int read_header(LineReader& in, CaptureBuilder& out) {
       if (!number(std::string_view(value), v) || v < 1)
         in.fail(fmt::format("bad version '{}'", value));
       if (v > cf::kVersion)
-        in.fail(fmt::format("capture format version {} is newer than this hangscope reads ({})",
-                            v, cf::kVersion));
+        in.fail(fmt::format("capture format version {} is newer than this hangscope reads ({})", v,
+                            cf::kVersion));
       version = v;
     } else if (key == "host") {
       info.host = value;
@@ -102,17 +102,28 @@ bool parse_context(std::string_view rest, CaptureBuilder& out, uint32_t expected
     if (eq == std::string_view::npos) return false;
     std::string_view key = kv.substr(0, eq);
     std::string value = cf::unescape(kv.substr(eq + 1));
-    if (key == "wchan") c.wchan = out.intern(value);
-    else if (key == "sc") number(std::string_view(value), c.syscall_nr);
-    else if (key == "scname") c.syscall = out.intern(value);
-    else if (key == "args") c.syscall_args = out.intern(value);
-    else if (key == "file") c.file = out.intern(value);
-    else if (key == "fs") c.filesystem = out.intern(value);
-    else if (key == "dev") c.device = out.intern(value);
-    else if (key == "cgroup") c.cgroup = out.intern(value);
-    else if (key == "ctr") c.container = out.intern(value);
-    else if (key == "ppid") number(std::string_view(value), c.ppid);
-    else if (key == "why") c.unreadable = out.intern(value);
+    if (key == "wchan")
+      c.wchan = out.intern(value);
+    else if (key == "sc")
+      number(std::string_view(value), c.syscall_nr);
+    else if (key == "scname")
+      c.syscall = out.intern(value);
+    else if (key == "args")
+      c.syscall_args = out.intern(value);
+    else if (key == "file")
+      c.file = out.intern(value);
+    else if (key == "fs")
+      c.filesystem = out.intern(value);
+    else if (key == "dev")
+      c.device = out.intern(value);
+    else if (key == "cgroup")
+      c.cgroup = out.intern(value);
+    else if (key == "ctr")
+      c.container = out.intern(value);
+    else if (key == "ppid")
+      number(std::string_view(value), c.ppid);
+    else if (key == "why")
+      c.unreadable = out.intern(value);
   }
   return true;
 }
@@ -144,7 +155,7 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
   SourceInfo& info = out.info();
   info.timed = true;
   StackTable& stacks = out.stacks();
-  std::vector<StackId> stack_ids{0};  // file stack id -> model stack id
+  std::vector<StackId> stack_ids{0};                 // file stack id -> model stack id
   std::vector<TaskContext> contexts{TaskContext{}};  // file context id -> context (v2)
   std::unordered_map<StrId, StackId> wchan_stacks;   // one-frame stacks of stackless samples
   std::vector<FrameId> frames;

@@ -31,7 +31,7 @@ struct CaptureHeader {
 // (a `C` line) and referred to by id from the task records.
 struct TaskContextRecord {
   std::string_view wchan;
-  int syscall_nr = -1;           // -1: not in a system call, or unknown
+  int syscall_nr = -1;  // -1: not in a system call, or unknown
   std::string_view syscall_name;
   std::string_view syscall_args;
   std::string_view file;
@@ -39,7 +39,7 @@ struct TaskContextRecord {
   std::string_view device;
   std::string_view cgroup;
   std::string_view container;
-  std::string_view unreadable;   // why part of the task could not be read
+  std::string_view unreadable;  // why part of the task could not be read
   int ppid = 0;
   bool empty() const;
 };

@@ -27,13 +27,13 @@ std::vector<std::string> default_s_waits();
 
 struct SamplerOptions {
   std::chrono::microseconds interval{20'000};
-  std::optional<double> duration_s;      // stop after this long
-  std::optional<uint64_t> max_rounds;    // or after this many rounds
-  std::string states = "D";              // task states to record ("D", "DS", or "all")
-  std::vector<int> pids;                 // only these processes (empty: every process)
-  std::string comm_regex;                // only tasks whose comm matches (ECMAScript)
-  std::string cgroup_prefix;             // only tasks whose cgroup path starts with it
-  size_t max_stack = 64;                 // frames kept per stack, innermost first
+  std::optional<double> duration_s;    // stop after this long
+  std::optional<uint64_t> max_rounds;  // or after this many rounds
+  std::string states = "D";            // task states to record ("D", "DS", or "all")
+  std::vector<int> pids;               // only these processes (empty: every process)
+  std::string comm_regex;              // only tasks whose comm matches (ECMAScript)
+  std::string cgroup_prefix;           // only tasks whose cgroup path starts with it
+  size_t max_stack = 64;               // frames kept per stack, innermost first
   std::vector<std::string> s_waits = default_s_waits();  // empty: do not watch S tasks
   std::chrono::milliseconds s_interval{1000};  // how often S tasks' wait channels are read
   // Deadline of a round's blocking reads (stack, syscall); 0: half the interval,
@@ -41,11 +41,11 @@ struct SamplerOptions {
   std::chrono::milliseconds read_timeout{0};
   std::chrono::milliseconds rescan{1000};  // how often every task directory is checked
   unsigned reader_threads = 2;
-  unsigned max_stuck_readers = 8;        // reader threads left blocked at most
-  bool stacks = true;                    // false: wait channel and state only
-  std::string no_stacks_reason;          // recorded in the header when !stacks
+  unsigned max_stuck_readers = 8;  // reader threads left blocked at most
+  bool stacks = true;              // false: wait channel and state only
+  std::string no_stacks_reason;    // recorded in the header when !stacks
   std::string proc_root = "/proc";
-  std::string command_line;              // recorded in the header
+  std::string command_line;  // recorded in the header
 };
 
 // What one round saw, for progress displays.
@@ -68,12 +68,12 @@ struct SamplerResult {
   int64_t duration_ns = 0;
   uint64_t samples = 0;
   uint64_t late_rounds = 0;
-  uint64_t vanished = 0;     // tasks that exited while being read
-  uint64_t unreadable = 0;   // samples whose stack or more could not be read
-  uint64_t timed_out = 0;    // samples whose reads missed the deadline
-  uint64_t reused = 0;       // tids found naming a new thread
+  uint64_t vanished = 0;    // tasks that exited while being read
+  uint64_t unreadable = 0;  // samples whose stack or more could not be read
+  uint64_t timed_out = 0;   // samples whose reads missed the deadline
+  uint64_t reused = 0;      // tids found naming a new thread
   uint64_t abandoned_reads = 0;
-  uint64_t fd_fallbacks = 0; // threads read by path for want of file descriptors
+  uint64_t fd_fallbacks = 0;  // threads read by path for want of file descriptors
 };
 
 // Thrown before sampling starts when the kernel stacks cannot be read at all.

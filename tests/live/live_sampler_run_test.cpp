@@ -1,12 +1,12 @@
 // The sampler as a long-running tool: signals, SIGKILL, a full disk, memory over many
 // rounds, the filters, and the device of an fsync on overlayfs over ext4 on a loop.
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
 
 #include <fstream>
-#include <pthread.h>
 #include <sstream>
 
 #include "hangscope/capture_writer.hpp"
@@ -66,7 +66,8 @@ void wait_rounds(const std::string& path, size_t rounds) {
   for (int i = 0; i < 500; ++i) {
     std::string text = slurp(path);
     size_t n = 0;
-    for (size_t at = text.find("\nE "); at != std::string::npos; at = text.find("\nE ", at + 1)) ++n;
+    for (size_t at = text.find("\nE "); at != std::string::npos; at = text.find("\nE ", at + 1))
+      ++n;
     if (n >= rounds) return;
     usleep(10'000);
   }
@@ -86,9 +87,8 @@ TEST(LiveSamplerRun, SigtermWithoutOutputPrintsTheReport) {
   TempDir tmp;
   BlockedTask blocked(5000);
   usleep(200'000);
-  Background bg({HANGSCOPE_BIN, "record", "-d", "60", "-i", "20", "-p",
-                 std::to_string(blocked.pid())},
-                tmp);
+  Background bg(
+      {HANGSCOPE_BIN, "record", "-d", "60", "-i", "20", "-p", std::to_string(blocked.pid())}, tmp);
   usleep(700'000);
   EXPECT_EQ(bg.stop(SIGTERM), 0);
   std::string out = slurp(bg.out);
@@ -135,8 +135,8 @@ TEST(LiveSamplerRun, FullDiskIsAClearErrorAndTheCaptureStaysReadable) {
     GTEST_SKIP() << "cannot mount a tmpfs here: " << strerror(errno);
   std::string path = dir + "/full.capture";
   // Every thread of the machine each round: 256 KiB fill within a few dozen rounds.
-  RunResult r = run({HANGSCOPE_BIN, "record", "-n", "2000", "-i", "1", "--states", "all", "-o",
-                     path});
+  RunResult r =
+      run({HANGSCOPE_BIN, "record", "-n", "2000", "-i", "1", "--states", "all", "-o", path});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find(path + ": writing the capture: No space left on device"), std::string::npos)

@@ -112,8 +112,8 @@ TEST(LiveSamplerStall, SleepingFuseReadersAreRecordedForTheirWait) {
   ASSERT_TRUE(wait_for_state(reader, 'S', 3000));
   usleep(200'000);
   // Default states (D only): the reader sleeps in S, yet it is recorded for its wait.
-  RunResult r = run({HANGSCOPE_BIN, "record", "-n", "5", "-i", "20", "-p",
-                     std::to_string(reader), "-o", out});
+  RunResult r = run(
+      {HANGSCOPE_BIN, "record", "-n", "5", "-i", "20", "-p", std::to_string(reader), "-o", out});
   ASSERT_EQ(r.status, 0) << r.err;
   Capture c;
   read_input(out, "", c);

@@ -76,10 +76,12 @@ class StuckExec {
       (void)!pread(fd, &c, 1, static_cast<off_t>(addr));
       _exit(0);
     }
-    if (!wait_for_state(reader_, 'D', 3000)) throw std::runtime_error("the mem reader did not block");
+    if (!wait_for_state(reader_, 'D', 3000))
+      throw std::runtime_error("the mem reader did not block");
     char go = 'm';
     (void)!write(to_writer_, &go, 1);  // W: mmap, queued behind the reader
-    if (!wait_for_state(writer_, 'D', 3000)) throw std::runtime_error("the mmap writer did not block");
+    if (!wait_for_state(writer_, 'D', 3000))
+      throw std::runtime_error("the mmap writer did not block");
     go = 'x';
     (void)!write(to_target_, &go, 1);  // T: execve
     if (!wait_for_state(target_, 'D', 3000)) throw std::runtime_error("execve did not block");

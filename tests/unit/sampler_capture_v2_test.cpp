@@ -44,8 +44,14 @@ std::string write_v2(bool finish) {
   int fd = memfd_create("capture", MFD_CLOEXEC);
   {
     CaptureWriter w(fd);
-    w.header({"host1", "6.18.44", "boot-1", 1'800'000'000'000'000'000, 1'000'000'000, "D",
-              "hangscope record -n 3", {{"stacks", "kernel"}}});
+    w.header({"host1",
+              "6.18.44",
+              "boot-1",
+              1'800'000'000'000'000'000,
+              1'000'000'000,
+              "D",
+              "hangscope record -n 3",
+              {{"stacks", "kernel"}}});
     const std::string id(64, 'c');
     TaskContextRecord fsync_ctx;
     fsync_ctx.wchan = "jbd2_log_wait_commit";

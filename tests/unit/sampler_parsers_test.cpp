@@ -11,8 +11,8 @@
 using namespace hangscope::sampler;
 
 TEST(SamplerSyscall, BlockedCallWithArguments) {
-  SyscallState s = parse_syscall(
-      "74 0x3 0x7ffd5e1c 0x0 0x0 0x0 0x0 0x7ffd5e1c0a98 0x7f3c2a91d2a7\n");
+  SyscallState s =
+      parse_syscall("74 0x3 0x7ffd5e1c 0x0 0x0 0x0 0x0 0x7ffd5e1c0a98 0x7f3c2a91d2a7\n");
   ASSERT_EQ(s.kind, SyscallState::blocked);
   EXPECT_EQ(s.nr, 74);
   EXPECT_EQ(s.args[0], 3u);
@@ -50,7 +50,8 @@ TEST(SamplerStatus, StateNameParentAndSwitches) {
   TaskDetails d;
   parse_status(
       "Name:\tstorm-w3\nUmask:\t0022\nState:\tD (disk sleep)\nTgid:\t412\nNgid:\t0\nPid:\t412\n"
-      "PPid:\t400\nTracerPid:\t0\nvoluntary_ctxt_switches:\t1234\nnonvoluntary_ctxt_switches:\t56\n",
+      "PPid:\t400\nTracerPid:\t0\nvoluntary_ctxt_switches:\t1234\nnonvoluntary_ctxt_switches:"
+      "\t56\n",
       d);
   EXPECT_EQ(d.state, 'D');
   EXPECT_EQ(d.name, "storm-w3");
@@ -99,9 +100,8 @@ TEST(SamplerMounts, OverlayResolvesToItsUpperLayersDevice) {
   // A fake /sys with the two block devices.
   std::string sys = ::testing::TempDir() + "/sampler-sys";
   std::string block = sys + "/dev/block";
-  ASSERT_EQ(system(("mkdir -p " + block + " && ln -sfn ../../devices/virtual/block/loop3 " +
-                    block + "/7:3 && ln -sfn ../../devices/pci/virtio/block/vda " + block +
-                    "/254:0")
+  ASSERT_EQ(system(("mkdir -p " + block + " && ln -sfn ../../devices/virtual/block/loop3 " + block +
+                    "/7:3 && ln -sfn ../../devices/pci/virtio/block/vda " + block + "/254:0")
                        .c_str()),
             0);
   EXPECT_EQ(block_device_name(7, 3, sys), "loop3");
@@ -127,7 +127,8 @@ TEST(SamplerCgroups, ContainersOfEveryRuntimeLayout) {
   EXPECT_EQ(container_of("/docker/" + id), "docker:" + id);
   EXPECT_EQ(container_of("/system.slice/docker-" + id + ".scope"), "docker:" + id);
   EXPECT_EQ(container_of("/kubepods.slice/kubepods-besteffort.slice/"
-                         "kubepods-besteffort-pod1234_5678.slice/cri-containerd-" + id2 + ".scope"),
+                         "kubepods-besteffort-pod1234_5678.slice/cri-containerd-" +
+                         id2 + ".scope"),
             "containerd:" + id2);
   EXPECT_EQ(container_of("/kubepods/burstable/pod0f0e-11/" + id), "kubepods:" + id);
   EXPECT_EQ(container_of("/machine.slice/libpod-" + id + ".scope"), "podman:" + id);
