@@ -1,4 +1,4 @@
-// Reader of hangscope's capture format (docs/capture-format.md).
+// Reader of hangscope's capture format, versions 1 and 2 (docs/capture-format.md).
 #include <fmt/format.h>
 
 #include <charconv>
