@@ -35,6 +35,12 @@ std::string str(const Capture& c, StrId id) { return std::string(c.strings().get
 TEST(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
   if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+#if defined(__SANITIZE_ADDRESS__)
+  // Seen here: in an AddressSanitizer build the target's execve never gets to hold its
+  // exec_update_lock, so nothing blocks and the deadline is not exercised (the
+  // sanitizer runtime's own use of the memory map is the likely cause; not pursued).
+  GTEST_SKIP() << "the stuck-execve chain does not form under AddressSanitizer";
+#endif
   TempDir tmp;
   std::string out = tmp.file("stuck.capture");
   std::atomic<bool> plain_read_done{false};

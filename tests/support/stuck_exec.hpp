@@ -135,8 +135,11 @@ class StuckExec {
     char c = 0;
     while (c != 'x')
       if (read(from_parent, &c, 1) != 1) _exit(1);
-    char* argv[] = {const_cast<char*>("/bin/true"), nullptr};
-    execv("/bin/true", argv);
+    // The raw system call: no library code (a sanitizer's, say) may touch the memory
+    // map on the way, or T would block in mmap before it reaches exec_mmap.
+    static const char* const argv[] = {"/bin/true", nullptr};
+    static const char* const envp[] = {nullptr};
+    syscall(SYS_execve, argv[0], argv, envp);
     _exit(127);
   }
 
