@@ -41,6 +41,13 @@ struct RecordOptions {
   bool force = false;
   std::string states = "D";
   std::vector<int> pids;
+  std::string comm;          // regex on the command name
+  std::string cgroup;        // cgroup path prefix
+  size_t max_stack = 64;
+  bool require_stacks = false;
+  std::vector<std::string> s_waits;  // empty: the default list
+  double s_interval_s = 1;
+  double read_timeout_ms = 0;        // 0: automatic
   ReportOptions report;      // how to report when there is no -o
 };
 

@@ -1,8 +1,10 @@
-// A one-line progress display on stderr, shown only when stderr is a terminal.
+// A one-line progress display on stderr, shown only when stderr is a terminal:
+// elapsed time, rounds, blocked tasks now, and the wait group most of them are in.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 
 #include "hangscope/sampler.hpp"
 
@@ -15,10 +17,16 @@ class Progress {
   void round(const RoundStats& r);
   void done();
 
+  // The line for a round (without the terminal's control codes).
+  std::string line(const RoundStats& r);
+
  private:
+  const std::string& group_of(std::string_view stack_text);
+
   bool enabled_;
   bool shown_ = false;
   int64_t last_draw_ns_ = 0;
+  std::unordered_map<std::string, std::string> groups_;  // stack text -> wait group
 };
 
 }  // namespace hangscope::cli

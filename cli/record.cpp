@@ -1,14 +1,15 @@
 // hangscope record: sample the blocked tasks of this machine into a capture, or,
 // without -o, straight into a report.
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cerrno>
 #include <csignal>
-#include <fcntl.h>
-#include <sys/mman.h>
+#include <regex>
 #include <system_error>
-#include <unistd.h>
-
-#include <fmt/format.h>
 
 #include "commands.hpp"
 #include "hangscope/capture_writer.hpp"
@@ -49,11 +50,25 @@ class Fd {
   int fd_;
 };
 
+// "none": no list; "+f,g": the default list and f, g; "f,g": exactly f, g.
+std::vector<std::string> s_wait_list(const std::vector<std::string>& given) {
+  if (given.empty()) return default_s_waits();
+  if (given.size() == 1 && given[0] == "none") return {};
+  std::vector<std::string> list;
+  if (!given[0].empty() && given[0][0] == '+') list = default_s_waits();
+  for (const std::string& g : given) {
+    std::string f = !g.empty() && g[0] == '+' ? g.substr(1) : g;
+    if (!f.empty()) list.push_back(f);
+  }
+  return list;
+}
+
 }  // namespace
 
 CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
   CLI::App* cmd = app.add_subcommand("record", "Sample the kernel stacks of blocked tasks");
-  cmd->add_option("-d,--duration", opts.duration_s, "Seconds to sample")->check(CLI::PositiveNumber);
+  cmd->add_option("-d,--duration", opts.duration_s, "Seconds to sample")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("-i,--interval", opts.interval_ms, "Milliseconds between rounds")
       ->check(CLI::Range(0.1, 3'600'000.0))
       ->capture_default_str();
@@ -68,11 +83,33 @@ CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
   cmd->add_option("-p,--pid", opts.pids, "Only these processes (all their threads)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--comm", opts.comm, "Only tasks whose command name matches this regex");
+  cmd->add_option("--cgroup", opts.cgroup, "Only tasks whose cgroup path starts with this");
+  cmd->add_option("--max-stack", opts.max_stack, "Frames kept per stack, innermost first")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
+  cmd->add_flag("--require-stacks", opts.require_stacks,
+                "Fail without CAP_SYS_ADMIN instead of recording wait channels only");
+  cmd->add_option("--s-waits", opts.s_waits,
+                  "Wait functions that make a sleeping (S) task worth recording: FUNC,... "
+                  "replaces the list, +FUNC,... adds to it, none turns the watch off "
+                  "(default: FUSE, NFS/sunrpc, CIFS and Ceph waits; see docs/sampler.md)")
+      ->delimiter(',');
+  cmd->add_option("--s-interval", opts.s_interval_s,
+                  "Seconds between reads of the wait channels of sleeping tasks")
+      ->check(CLI::Range(0.001, 3600.0))
+      ->capture_default_str();
+  cmd->add_option("--read-timeout", opts.read_timeout_ms,
+                  "Milliseconds a round waits for stack and syscall reads (default: half the "
+                  "interval, 20 to 100)")
+      ->check(CLI::Range(1.0, 60'000.0));
   cmd->footer(
       "Examples:\n"
-      "  hangscope record -d 10 -o storm.capture     # ten seconds, then: hangscope report storm.capture\n"
+      "  hangscope record -d 10 -o storm.capture     # ten seconds, then: hangscope report "
+      "storm.capture\n"
       "  hangscope record -n 100 -i 50               # 100 rounds, 50 ms apart, report at once\n"
-      "  hangscope record -p 1234,5678 --states DS -d 5");
+      "  hangscope record -p 1234,5678 --states DS -d 5\n"
+      "  hangscope record --comm '^postgres' --cgroup /system.slice -d 30 -o pg.capture");
   return cmd;
 }
 
@@ -83,7 +120,35 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
   if (opts.rounds > 0) so.max_rounds = opts.rounds;
   so.states = opts.states;
   so.pids = opts.pids;
+  so.comm_regex = opts.comm;
+  so.cgroup_prefix = opts.cgroup;
+  so.max_stack = opts.max_stack;
+  so.s_waits = s_wait_list(opts.s_waits);
+  so.s_interval = std::chrono::milliseconds(static_cast<int64_t>(opts.s_interval_s * 1000));
+  so.read_timeout = std::chrono::milliseconds(static_cast<int64_t>(opts.read_timeout_ms));
   so.command_line = command_line;
+  if (!opts.comm.empty()) {
+    try {
+      std::regex check(opts.comm, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      print_error(
+          fmt::format("--comm '{}': not a valid regular expression ({})", opts.comm, e.what()));
+      return kUsage;
+    }
+  }
+
+  // Without CAP_SYS_ADMIN the kernel refuses stacks: say so once and record what can
+  // still be read (wait channel, state, syscall, files), unless stacks are required.
+  std::string problem = stack_access_problem(so.proc_root);
+  if (!problem.empty()) {
+    if (opts.require_stacks) {
+      print_error(problem + "; run as root");
+      return kFailure;
+    }
+    print_error(problem + "; recording wait channels and states only");
+    so.stacks = false;
+    so.no_stacks_reason = problem;
+  }
 
   // Without -o the capture goes to an anonymous memory file and is reported at the end.
   int fd;
@@ -96,8 +161,8 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
     fd = ::open(opts.output.c_str(), flags, 0600);
   }
   if (fd < 0) {
-    print_error(fmt::format("{}: {}", opts.output.empty() ? "memfd" : opts.output,
-                            std::strerror(errno)));
+    print_error(
+        fmt::format("{}: {}", opts.output.empty() ? "memfd" : opts.output, std::strerror(errno)));
     return kFailure;
   }
   Fd file(fd);
@@ -114,6 +179,7 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
     print_error(e.what());
     return kFailure;
   } catch (const std::system_error& e) {
+    // A full disk, say: what was written parses up to its last complete round.
     progress.done();
     print_error(fmt::format("{}: {}", opts.output.empty() ? "capture" : opts.output, e.what()));
     return kFailure;

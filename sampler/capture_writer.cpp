@@ -1,10 +1,10 @@
 #include "hangscope/capture_writer.hpp"
 
-#include <cerrno>
-#include <system_error>
+#include <fmt/format.h>
 #include <unistd.h>
 
-#include <fmt/format.h>
+#include <cerrno>
+#include <system_error>
 
 #include "hangscope/capture_format.hpp"
 
@@ -12,7 +12,14 @@ namespace hangscope {
 
 namespace cf = capture_format;
 
-CaptureWriter::CaptureWriter(int fd) : fd_(fd) {}
+bool TaskContextRecord::empty() const {
+  return wchan.empty() && syscall_nr < 0 && syscall_name.empty() && syscall_args.empty() &&
+         file.empty() && filesystem.empty() && device.empty() && cgroup.empty() &&
+         container.empty() && unreadable.empty() && ppid == 0;
+}
+
+CaptureWriter::CaptureWriter(int fd, size_t max_interned)
+    : fd_(fd), max_interned_(max_interned ? max_interned : 1) {}
 
 void CaptureWriter::header(const CaptureHeader& h) {
   fmt::format_to(std::back_inserter(buf_), "{}\nversion {}\n", cf::kMagic, cf::kVersion);
@@ -37,41 +44,101 @@ void CaptureWriter::begin_round(uint32_t index, int64_t time_ns, bool late) {
 }
 
 uint32_t CaptureWriter::stack_id(std::string_view stack_text) {
-  auto [it, inserted] =
-      stacks_.try_emplace(std::string(stack_text), static_cast<uint32_t>(stacks_.size() + 1));
-  if (inserted) {
-    // First use: define the stack, one tab-separated field per frame, leaf first.
-    fmt::format_to(std::back_inserter(buf_), "{} {}", cf::kStack, it->second);
-    size_t pos = 0;
-    while (pos < stack_text.size()) {
-      size_t nl = stack_text.find('\n', pos);
-      if (nl == std::string_view::npos) nl = stack_text.size();
-      std::string_view line = stack_text.substr(pos, nl - pos);
-      if (!line.empty()) {
-        buf_ += '\t';
-        buf_ += cf::escape(line);
-      }
-      pos = nl + 1;
+  if (stack_text.empty()) return 0;
+  auto it = stacks_.find(std::string(stack_text));
+  if (it != stacks_.end()) return it->second;
+  // Bounded: a long capture of a changing machine starts its table again rather than
+  // growing without end; a stack seen again is then defined again under a new id.
+  if (stacks_.size() >= max_interned_) stacks_.clear();
+  uint32_t id = next_stack_++;
+  stacks_.emplace(std::string(stack_text), id);
+  // First use: define the stack, one tab-separated field per frame, leaf first.
+  fmt::format_to(std::back_inserter(buf_), "{} {}", cf::kStack, id);
+  size_t pos = 0;
+  while (pos < stack_text.size()) {
+    size_t nl = stack_text.find('\n', pos);
+    if (nl == std::string_view::npos) nl = stack_text.size();
+    std::string_view line = stack_text.substr(pos, nl - pos);
+    if (!line.empty()) {
+      buf_ += '\t';
+      buf_ += cf::escape(line);
     }
-    buf_ += '\n';
+    pos = nl + 1;
   }
-  return it->second;
+  buf_ += '\n';
+  return id;
+}
+
+uint32_t CaptureWriter::context_id(const TaskContextRecord& c) {
+  if (c.empty()) return 0;
+  key_.clear();
+  auto add = [&](std::string_view k, std::string_view v) {
+    if (v.empty()) return;
+    key_ += '\t';
+    key_ += k;
+    key_ += '=';
+    key_ += cf::escape(v);
+  };
+  add("wchan", c.wchan);
+  if (c.syscall_nr >= 0) add("sc", std::to_string(c.syscall_nr));
+  add("scname", c.syscall_name);
+  add("args", c.syscall_args);
+  add("file", c.file);
+  add("fs", c.filesystem);
+  add("dev", c.device);
+  add("cgroup", c.cgroup);
+  add("ctr", c.container);
+  if (c.ppid) add("ppid", std::to_string(c.ppid));
+  add("why", c.unreadable);
+  auto it = contexts_.find(key_);
+  if (it != contexts_.end()) return it->second;
+  if (contexts_.size() >= max_interned_) contexts_.clear();
+  uint32_t id = next_context_++;
+  contexts_.emplace(key_, id);
+  fmt::format_to(std::back_inserter(buf_), "{} {}{}\n", cf::kContext, id, key_);
+  return id;
 }
 
 void CaptureWriter::task(const TaskRecord& t) {
   uint32_t stack = stack_id(t.stack_text);
-  fmt::format_to(std::back_inserter(buf_), "{} {} {} {} {} {} {} {}\n", cf::kTask, t.time_ns,
-                 t.pid, t.tid, t.state, stack, t.kernel_thread ? "k" : "-", cf::escape(t.comm));
+  uint32_t context = t.context ? context_id(*t.context) : 0;
+  std::string flags;
+  if (t.kernel_thread) flags += 'k';
+  if (t.watched) flags += 'w';
+  if (t.no_stack) flags += 'n';
+  if (flags.empty()) flags = "-";
+  auto out = std::back_inserter(buf_);
+  fmt::format_to(out, "{} {} {} {} {} {} {} {} ", cf::kTask, t.time_ns, t.pid, t.tid, t.state,
+                 stack, flags, context);
+  if (t.switches_known)
+    fmt::format_to(out, "{} {} ", t.voluntary_switches, t.involuntary_switches);
+  else
+    buf_ += "- - ";
+  buf_ += cf::escape(t.comm);
+  buf_ += '\n';
 }
 
-void CaptureWriter::end_round(uint32_t index, uint32_t threads, uint32_t recorded) {
-  fmt::format_to(std::back_inserter(buf_), "{} {} {} {}\n", cf::kRoundEnd, index, threads,
-                 recorded);
+void CaptureWriter::end_round(uint32_t index, const RoundEnd& e) {
+  auto out = std::back_inserter(buf_);
+  const char* names[3] = {"io", "memory", "cpu"};
+  bool any = false;
+  for (int i = 0; i < 3; ++i) {
+    if (e.pressure[i][0] < 0 && e.pressure[i][1] < 0) continue;
+    fmt::format_to(out, "{}{}={:.2f}/{:.2f}", any ? " " : "P ", names[i], e.pressure[i][0],
+                   e.pressure[i][1]);
+    any = true;
+  }
+  if (any) buf_ += '\n';
+  fmt::format_to(out, "{} {} {} {} {} {}\n", cf::kRoundEnd, index, e.threads, e.recorded, e.running,
+                 e.uninterruptible);
   flush();
 }
 
-void CaptureWriter::finish(uint64_t rounds, int64_t duration_ns) {
-  fmt::format_to(std::back_inserter(buf_), "{} {} {}\n", cf::kEnd, rounds, duration_ns);
+void CaptureWriter::finish(uint64_t rounds, int64_t duration_ns,
+                           const std::vector<std::pair<std::string, uint64_t>>& counters) {
+  fmt::format_to(std::back_inserter(buf_), "{} {} {}", cf::kEnd, rounds, duration_ns);
+  for (const auto& [k, v] : counters) fmt::format_to(std::back_inserter(buf_), " {}={}", k, v);
+  buf_ += '\n';
   flush();
 }
 

@@ -1,40 +1,80 @@
 #include "hangscope/sampler.hpp"
 
+#include <fmt/format.h>
+#include <sys/utsname.h>
+
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <regex>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 
-#include <fmt/format.h>
-
+#include "cgroups.hpp"
 #include "hangscope/capture_writer.hpp"
+#include "mount_table.hpp"
+#include "pressure.hpp"
 #include "proc_stat.hpp"
+#include "reader_pool.hpp"
+#include "scan_thread.hpp"
 #include "system_info.hpp"
-#include "task_list.hpp"
+#include "task_details.hpp"
+#include "task_table.hpp"
 
 namespace hangscope {
+
+using namespace sampler;
+
+std::vector<std::string> default_s_waits() {
+  // Wait channels (the innermost non-scheduler function, as /proc/<tid>/wchan prints
+  // it) of waits that sleep in S, or killably, for a server that may never answer.
+  return {
+      "request_wait_answer",           // FUSE: a request to the daemon (fs/fuse/dev.c)
+      "fuse_wait_on_folio_writeback",  // FUSE: writeback of a page the daemon holds
+      "fuse_wait_on_page_writeback",
+      "fuse_dev_do_write",      // FUSE: a stuck reply
+      "rpc_wait_bit_killable",  // sunrpc: an RPC to the (NFS) server
+      "__rpc_wait_for_completion_task",
+      "nfs_wait_bit_killable",  // NFS: a page or request lock held for the server
+      "nfs_wait_on_request",
+      "nfs4_wait_clnt_recover",  // NFSv4: state recovery with the server
+      "nfs_page_group_lock",
+      "wait_for_response",     // SMB/CIFS: the server's reply
+      "ceph_mdsc_do_request",  // CephFS: the metadata server's reply
+  };
+}
 
 bool state_selected(std::string_view states, char state) {
   if (states == "all") return true;
   return states.find(state) != std::string_view::npos;
 }
 
-void check_stack_privilege(const std::string& proc_root) {
+std::string stack_access_problem(const std::string& proc_root) {
   std::string text;
   std::string path = proc_root + "/self/stack";
   if (!read_small_file(path, text) && (errno == EACCES || errno == EPERM)) {
-    throw PrivilegeError(fmt::format(
-        "cannot read kernel stacks: {}: {} (reading /proc/<pid>/stack needs CAP_SYS_ADMIN; run as root)",
-        path, std::strerror(errno)));
+    return fmt::format(
+        "cannot read kernel stacks: {}: {} (reading /proc/<pid>/stack needs CAP_SYS_ADMIN)", path,
+        std::strerror(errno));
   }
+  return {};
 }
 
-Sampler::Sampler(SamplerOptions options, CaptureWriter& out)
-    : options_(std::move(options)), out_(out) {}
+void check_stack_privilege(const std::string& proc_root) {
+  std::string problem = stack_access_problem(proc_root);
+  if (!problem.empty()) throw PrivilegeError(problem + "; run as root");
+}
 
 namespace {
 
-bool task_vanished(int err) { return err == ENOENT || err == ESRCH; }
+int64_t now_ns() { return monotonic_ns(); }
+
+bool vanished_errno(int err) { return err == ENOENT || err == ESRCH; }
+
+std::string task_file(const std::string& proc_root, int pid, int tid, const char* file) {
+  return fmt::format("{}/{}/task/{}/{}", proc_root, pid, tid, file);
+}
 
 void sleep_until(int64_t monotonic_deadline_ns) {
   timespec ts{static_cast<time_t>(monotonic_deadline_ns / 1'000'000'000),
@@ -43,80 +83,462 @@ void sleep_until(int64_t monotonic_deadline_ns) {
   clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
 }
 
+std::string joined(const std::vector<std::string>& v, char sep) {
+  std::string s;
+  for (const std::string& x : v) {
+    if (!s.empty()) s += sep;
+    s += x;
+  }
+  return s;
+}
+
+// A task chosen in this round's scan, waiting for its details.
+struct Candidate {
+  ProcEntry* proc;
+  ThreadEntry* thread;
+  char state;
+  std::string comm;
+  int ppid;
+  bool kernel_thread;
+  bool watched;
+  int64_t stat_ns;
+  std::string wchan;  // read by the loop for watched S tasks
+  ReaderPool::Ticket ticket;
+  std::shared_ptr<TaskDetails> details;
+  const char* not_read = nullptr;  // why no read was started
+  bool stat_stuck = false;         // its stat read blocked: details hold status only
+};
+
 }  // namespace
+
+struct Sampler::State {
+  SamplerOptions opt;
+  CaptureWriter& out;
+  std::optional<std::regex> comm_re;
+  std::unordered_set<std::string> s_waits;
+  std::unique_ptr<TaskTable> table;
+  std::unique_ptr<ReaderPool> pool;
+  std::shared_ptr<MountTable> mounts;
+  std::unique_ptr<PressureReader> pressure;
+  int64_t start = 0, interval_ns = 0, read_timeout_ns = 0, scan_stall_ns = 0;
+  int64_t last_rescan = 0, last_s_scan = 0;
+  bool first_s_scan = true;
+  uint32_t index = 0;
+  SamplerResult result;
+  std::string stat_buf;
+  std::vector<Candidate> cands;
+  uint64_t reused_details = 0;  // candidates that had not run since their last read
+  uint64_t fallback_reads = 0;  // stat files read by path (no descriptor)
+
+  std::unique_ptr<ScanThread> scanner;
+  std::vector<std::pair<ProcEntry*, ThreadEntry*>> work;
+
+  State(SamplerOptions o, CaptureWriter& w) : opt(std::move(o)), out(w) {}
+  void scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, bool s_scan, RoundStats& stats,
+            ScanThread::Guard& guard);
+  void submit_details(Candidate& c, int64_t round_start);
+  void add_stuck(ProcEntry& p, ThreadEntry& t);
+  void record(Candidate& c, RoundStats& stats);
+};
+
+// One thread of the round's scan (on the scan thread): its state from stat, and, when
+// it is to be recorded, the start of the read of its details.
+void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, bool s_scan,
+                          RoundStats& stats, ScanThread::Guard& guard) {
+  const SamplerOptions& o = opt;
+  if (t.stat_pending) {
+    if (!t.stat_pending->load()) {  // its last stat read is still blocked
+      add_stuck(p, t);
+      return;
+    }
+    t.stat_pending.reset();
+  }
+  std::string_view text;
+  int err = t.stat_fd >= 0 ? guard.pread(t.stat_fd, text)
+                           : guard.read_file(task_file(o.proc_root, p.pid, t.tid, "stat"), text);
+  if (err) {
+    if (vanished_errno(err)) {
+      TaskTable::mark_gone(p, t);
+      ++result.vanished;
+    }
+    return;
+  }
+  if (t.stat_fd < 0) ++fallback_reads;
+  stat_buf.assign(text);  // the guard's buffer is reused by the next read
+  const char state = proc_stat_state(stat_buf);
+  if (state == 'R') ++stats.running;
+  if (state == 'D') ++stats.uninterruptible;
+  bool watched = false;
+  std::string wchan;
+  if (!state_selected(o.states, state)) {
+    // Sleeping tasks: their wait channel is read at a lower rate, and every round for
+    // those found in a wait on the list.
+    if (state != 'S' || s_waits.empty() || (!s_scan && !t.watched)) {
+      t.watched = false;
+      t.details.reset();
+      return;
+    }
+    std::string_view w;
+    if (guard.read_file(task_file(o.proc_root, p.pid, t.tid, "wchan"), w) == 0 && w != "0")
+      wchan.assign(w);
+    t.watched = s_waits.count(wchan) > 0;
+    if (!t.watched) {
+      t.details.reset();
+      return;
+    }
+    watched = true;
+  }
+  auto st = parse_proc_stat(stat_buf);
+  if (!st) return;
+  if (t.start_time != 0 && st->start_time != t.start_time) {
+    // Another thread under the same number (read by path, without a descriptor).
+    ++result.reused;
+    TaskTable::reset(t);
+    t.watched = watched;
+  }
+  t.start_time = st->start_time;
+  if (comm_re) {
+    if (t.comm != st->comm || t.comm.empty()) {
+      t.comm = std::string(st->comm);
+      t.comm_selected = std::regex_search(t.comm, *comm_re);
+    }
+    if (!t.comm_selected) return;
+  }
+  Candidate c{&p,
+              &t,
+              state,
+              std::string(st->comm),
+              st->ppid,
+              (st->flags & kPfKthread) != 0,
+              watched,
+              now_ns(),
+              std::move(wchan),
+              nullptr,
+              nullptr,
+              nullptr};
+  std::string_view sched;
+  bool unchanged = guard.read_file(task_file(o.proc_root, p.pid, t.tid, "schedstat"), sched) == 0 &&
+                   !sched.starts_with("0 0 0") && t.details && sched == t.schedstat;
+  t.schedstat.assign(sched);
+  if (t.pending && !t.pending->load()) {
+    c.not_read = "timed out";  // its last read is still blocked: do not pile up more
+  } else if (unchanged) {
+    c.details = std::const_pointer_cast<TaskDetails>(t.details);  // it has not run since
+    ++reused_details;
+  } else {
+    t.pending.reset();
+    submit_details(c, round_start);
+  }
+  cands.push_back(std::move(c));
+}
+
+void Sampler::State::submit_details(Candidate& c, int64_t round_start) {
+  ThreadEntry& t = *c.thread;
+  auto details = std::make_shared<TaskDetails>();
+  DetailRequest rq{
+      opt.proc_root,
+      c.proc->pid,
+      t.tid,
+      c.kernel_thread,
+      opt.stacks,
+      t.cgroup_read_ns == 0 || round_start - t.cgroup_read_ns > opt.rescan.count() * 1'000'000,
+      opt.max_stack,
+      mounts};
+  c.ticket = pool->submit([rq = std::move(rq), details] { read_task_details(rq, *details); });
+  if (c.ticket)
+    c.details = std::move(details);
+  else
+    c.not_read = "no reader thread left (all blocked)";
+}
+
+// A thread whose stat file blocks: its state, name and parent come from status, which
+// does not take the exec_update_lock; its stack is not tried.
+void Sampler::State::add_stuck(ProcEntry& p, ThreadEntry& t) {
+  Candidate c{&p, &t, '?', {}, 0, false, false, now_ns(), {}, nullptr, nullptr, "timed out (stat)"};
+  auto details = std::make_shared<TaskDetails>();
+  DetailRequest rq{opt.proc_root, p.pid, t.tid, false, false, false, opt.max_stack, mounts};
+  c.ticket = pool->submit([rq = std::move(rq), details] { read_task_status(rq, *details); });
+  if (c.ticket) c.details = std::move(details);
+  c.stat_stuck = true;
+  cands.push_back(std::move(c));
+}
+
+Sampler::Sampler(SamplerOptions options, CaptureWriter& out)
+    : s_(std::make_unique<State>(std::move(options), out)) {
+  SamplerOptions& o = s_->opt;
+  if (!o.comm_regex.empty()) s_->comm_re.emplace(o.comm_regex, std::regex::ECMAScript);
+  s_->s_waits.insert(o.s_waits.begin(), o.s_waits.end());
+  s_->interval_ns = o.interval.count() * 1000;
+  s_->read_timeout_ns = o.read_timeout.count() > 0
+                            ? o.read_timeout.count() * 1'000'000
+                            : std::clamp<int64_t>(s_->interval_ns / 2, 20'000'000, 100'000'000);
+  // A stat read is the cheapest there is: one that takes this long is blocked, not slow
+  // (preemption on a loaded machine has been seen to hold one for tens of milliseconds).
+  s_->scan_stall_ns = std::max<int64_t>(s_->read_timeout_ns, 50'000'000);
+  if (o.max_stack == 0) o.max_stack = 1;
+}
+
+Sampler::~Sampler() = default;
+
+void Sampler::begin() {
+  State& s = *s_;
+  if (s.opt.stacks) check_stack_privilege(s.opt.proc_root);
+  s.table = std::make_unique<TaskTable>(s.opt.proc_root, s.opt.pids);
+  s.pool = std::make_unique<ReaderPool>(s.opt.reader_threads, s.opt.max_stuck_readers);
+  s.scanner = std::make_unique<ScanThread>(s.opt.max_stuck_readers);
+  s.mounts = std::make_shared<MountTable>(s.opt.proc_root);
+  s.pressure = std::make_unique<PressureReader>(s.opt.proc_root);
+
+  SystemInfo sys = read_system_info(s.opt.proc_root);
+  CaptureHeader h{sys.host,      sys.kernel,   sys.boot_id,        unix_time_ns(),
+                  s.interval_ns, s.opt.states, s.opt.command_line, {}};
+  utsname u{};
+  if (uname(&u) == 0) h.extra.emplace_back("arch", u.machine);
+  h.extra.emplace_back("stacks", s.opt.stacks ? "kernel" : "none: " + s.opt.no_stacks_reason);
+  h.extra.emplace_back("max_stack", std::to_string(s.opt.max_stack));
+  h.extra.emplace_back("s_waits", joined(s.opt.s_waits, ','));
+  h.extra.emplace_back("s_interval_ns", std::to_string(s.opt.s_interval.count() * 1'000'000));
+  h.extra.emplace_back("read_timeout_ns", std::to_string(s.read_timeout_ns));
+  if (!s.opt.pids.empty()) {
+    std::vector<std::string> p;
+    for (int pid : s.opt.pids) p.push_back(std::to_string(pid));
+    h.extra.emplace_back("pids", joined(p, ','));
+  }
+  if (!s.opt.comm_regex.empty()) h.extra.emplace_back("comm", s.opt.comm_regex);
+  if (!s.opt.cgroup_prefix.empty()) h.extra.emplace_back("cgroup", s.opt.cgroup_prefix);
+  s.out.header(h);
+  s.start = now_ns();
+  s.last_rescan = s.start;
+}
+
+RoundStats Sampler::round(bool late) {
+  State& s = *s_;
+  const SamplerOptions& o = s.opt;
+  const int64_t begin = now_ns();
+  RoundStats stats;
+  stats.index = s.index;
+  stats.time_ns = begin - s.start;
+  stats.late = late;
+  s.out.begin_round(s.index, stats.time_ns, late);
+
+  const bool recheck = begin - s.last_rescan >= o.rescan.count() * 1'000'000;
+  if (recheck) s.last_rescan = begin;
+  s.table->refresh(recheck);
+  const bool s_scan = !s.s_waits.empty() &&
+                      (s.first_s_scan || begin - s.last_s_scan >= o.s_interval.count() * 1'000'000);
+  if (s_scan) {
+    s.last_s_scan = begin;
+    s.first_s_scan = false;
+  }
+
+  s.cands.clear();
+  s.work.clear();
+  for (ProcEntry& p : s.table->procs())
+    for (ThreadEntry& t : p.threads)
+      if (!t.gone) s.work.emplace_back(&p, &t);
+  stats.threads = static_cast<uint32_t>(s.work.size());
+
+  // The scan runs on its own thread: a stat or wchan read that blocks (a task stuck in
+  // execve) is given up after the read timeout, and the scan goes on after that task.
+  const ScanThread::Body body = [&](size_t i, ScanThread::Guard& guard) {
+    s.scan(*s.work[i].first, *s.work[i].second, begin, s_scan, stats, guard);
+  };
+  for (size_t i = 0; i < s.work.size();) {
+    i = s.scanner->run(i, s.work.size(), body, s.scan_stall_ns);
+    if (i >= s.work.size()) break;
+    // Thread i blocked the read of its stat file: it is recorded as such, and not read
+    // again until that read returns.
+    ThreadEntry& t = *s.work[i].second;
+    t.stat_pending = s.scanner->stuck_flag();
+    s.add_stuck(*s.work[i].first, t);
+    if (!s.scanner->available()) break;  // too many scan threads blocked: end the round
+    ++i;
+  }
+  s.pool->wait(now_ns() + s.read_timeout_ns);
+
+  for (Candidate& c : s.cands) s.record(c, stats);
+
+  // Stacks of the round for progress displays.
+  std::unordered_map<std::string_view, uint32_t> counts;
+  for (const Candidate& c : s.cands)
+    if (c.details && !c.details->stack.empty() && c.details->stack_error == 0)
+      ++counts[c.details->stack];
+  stats.stacks.assign(counts.begin(), counts.end());
+
+  RoundEnd e;
+  e.threads = stats.threads;
+  e.recorded = stats.recorded;
+  e.running = stats.running;
+  e.uninterruptible = stats.uninterruptible;
+  PressureSet psi = s.pressure->read();
+  const Pressure* res[3] = {&psi.io, &psi.memory, &psi.cpu};
+  for (int i = 0; i < 3; ++i) {
+    e.pressure[i][0] = res[i]->some;
+    e.pressure[i][1] = res[i]->full;
+  }
+  s.out.end_round(s.index, e);
+  ++s.index;
+  s.result.rounds = s.index;
+  s.result.samples += stats.recorded;
+  if (late) ++s.result.late_rounds;
+  return stats;
+}
+
+void Sampler::State::record(Candidate& c, RoundStats& stats) {
+  ThreadEntry& t = *c.thread;
+  TaskRecord rec;
+  TaskContextRecord ctx;
+  rec.context = &ctx;
+  rec.pid = c.proc->pid;
+  rec.tid = t.tid;
+  rec.state = c.state;
+  rec.kernel_thread = c.kernel_thread;
+  rec.comm = c.comm;
+  rec.watched = c.watched;
+  rec.time_ns = c.stat_ns - start;
+  ctx.ppid = c.ppid;
+
+  ReaderPool::Outcome outcome = c.ticket    ? pool->outcome(c.ticket)
+                                : c.details ? ReaderPool::Outcome::done
+                                            : ReaderPool::Outcome::not_started;
+  t.details.reset();
+  std::string why;
+  const TaskDetails* d = nullptr;
+  if (c.stat_stuck) {
+    // Only status was asked for: it gives the state and name the stat file would have.
+    why = c.not_read;
+    ++stats.timed_out;
+    ++result.timed_out;
+    if (outcome == ReaderPool::Outcome::done) {
+      const TaskDetails& st = *c.details;
+      if (st.vanished) {
+        ++result.vanished;
+        return;
+      }
+      // The filters the scan could not apply without its stat line.
+      if (!state_selected(opt.states, st.state) && !(st.state == 'S' && t.watched)) return;
+      if (comm_re && !std::regex_search(st.name, *comm_re)) return;
+      rec.state = st.state;
+      c.comm = st.name;
+      rec.comm = c.comm;
+      ctx.ppid = st.ppid;
+      rec.switches_known = st.switches_known;
+      rec.voluntary_switches = st.voluntary;
+      rec.involuntary_switches = st.involuntary;
+    } else {
+      if (outcome == ReaderPool::Outcome::timed_out)
+        t.pending = ReaderPool::finished_flag(c.ticket);
+      if (comm_re && !t.comm_selected) return;  // not known now: as at the last look
+    }
+  } else if (outcome == ReaderPool::Outcome::done) {
+    d = c.details.get();
+    if (d->vanished) {
+      ++result.vanished;
+      return;
+    }
+    // A D task whose stack came back empty woke up between the two reads.
+    if (opt.stacks && d->stack_error == 0 && d->stack.empty() && c.state == 'D') return;
+    if (d->cgroup_read) {
+      t.cgroup = d->cgroup;
+      t.cgroup_read_ns = d->read_ns;
+    }
+    t.details = c.details;
+  } else {
+    if (outcome == ReaderPool::Outcome::timed_out) {
+      t.pending = ReaderPool::finished_flag(c.ticket);
+      ++stats.timed_out;
+      ++result.timed_out;
+      why = "timed out";
+    } else if (c.not_read) {
+      why = c.not_read;
+      if (why == "timed out") {
+        ++stats.timed_out;
+        ++result.timed_out;
+      }
+    } else {
+      why = "not read: the readers were busy until the deadline";
+    }
+    // The wait channel of such a task is not read here: it takes the same lock.
+  }
+  if (!opt.cgroup_prefix.empty() && !t.cgroup.starts_with(opt.cgroup_prefix)) return;
+
+  std::string container = container_of(t.cgroup);
+  std::string_view scname;
+  if (d) {
+    if (c.ticket) rec.time_ns = d->read_ns - start;  // read this round (else reused)
+    rec.stack_text = d->stack_error == 0 ? std::string_view(d->stack) : std::string_view();
+    rec.no_stack = !opt.stacks || d->stack_error != 0;
+    rec.switches_known = d->switches_known;
+    rec.voluntary_switches = d->voluntary;
+    rec.involuntary_switches = d->involuntary;
+    ctx.wchan = d->wchan;
+    if (d->syscall.kind == SyscallState::blocked) {
+      ctx.syscall_nr = d->syscall.nr;
+      scname = syscall_name(d->syscall.nr);
+      ctx.syscall_name = scname;
+      ctx.syscall_args = d->syscall.args_text;
+    }
+    ctx.file = d->file;
+    ctx.filesystem = d->location.fstype;
+    ctx.device = d->location.device;
+    ctx.unreadable = d->problem;
+  } else {
+    rec.no_stack = true;
+    ctx.wchan = c.wchan;
+    ctx.unreadable = why;
+  }
+  ctx.cgroup = t.cgroup;
+  ctx.container = container;
+  if (rec.no_stack && opt.stacks) ++result.unreadable;
+  out.task(rec);
+  ++stats.recorded;
+}
+
+SamplerResult Sampler::end() {
+  State& s = *s_;
+  s.result.duration_ns = now_ns() - s.start;
+  s.result.abandoned_reads = s.pool ? s.pool->abandoned() : 0;
+  s.result.fd_fallbacks = s.table ? s.table->stats().fd_fallbacks : 0;
+  const SamplerResult& r = s.result;
+  s.out.finish(r.rounds, r.duration_ns,
+               {{"samples", r.samples},
+                {"late", r.late_rounds},
+                {"vanished", r.vanished},
+                {"unreadable", r.unreadable},
+                {"timed_out", r.timed_out},
+                {"reused", r.reused},
+                {"abandoned_reads", r.abandoned_reads},
+                {"fd_fallbacks", r.fd_fallbacks},
+                {"details_reused", s.reused_details},
+                {"abandoned_scans", s.scanner ? s.scanner->abandoned() : 0}});
+  return s.result;
+}
 
 SamplerResult Sampler::run(const std::atomic<bool>& stop,
                            const std::function<void(const RoundStats&)>& on_round) {
-  check_stack_privilege(options_.proc_root);
-  SystemInfo sys = read_system_info(options_.proc_root);
-  const int64_t interval_ns = options_.interval.count() * 1000;
-  CaptureHeader header{sys.host,       sys.kernel,     sys.boot_id,         unix_time_ns(),
-                       interval_ns,    options_.states, options_.command_line, {}};
-  out_.header(header);
-
-  SamplerResult result;
-  const int64_t start = monotonic_ns();
-  const int64_t end = options_.duration_s
-                          ? start + static_cast<int64_t>(*options_.duration_s * 1e9)
-                          : INT64_MAX;
-  int64_t scheduled = start;
-  std::string stat_text, stack_text, path;
-
-  for (uint32_t round = 0; !stop.load(std::memory_order_relaxed); ++round) {
-    if (options_.max_rounds && round >= *options_.max_rounds) break;
-    int64_t now = monotonic_ns();
-    if (now >= end && round > 0) break;
-    // A round that starts more than half an interval after its slot is late; the
-    // slots it missed are skipped rather than run back to back.
-    bool late = now - scheduled > interval_ns / 2;
-    if (late) {
-      ++result.late_rounds;
-      scheduled = now;
-    }
-    RoundStats stats{round, now - start, 0, 0, late};
-    out_.begin_round(round, stats.time_ns, late);
-
-    for (const TaskRef& t : list_tasks(options_.proc_root, options_.pids)) {
-      ++stats.threads;
-      std::string dir = fmt::format("{}/{}/task/{}/", options_.proc_root, t.pid, t.tid);
-      if (!read_small_file(dir + "stat", stat_text)) {
-        if (task_vanished(errno)) ++result.vanished;
-        continue;
-      }
-      auto st = parse_proc_stat(stat_text);
-      if (!st || !state_selected(options_.states, st->state)) continue;
-      if (!read_small_file(dir + "stack", stack_text)) {
-        if (task_vanished(errno)) {
-          ++result.vanished;
-        } else if (errno == EACCES) {
-          throw PrivilegeError(fmt::format(
-              "cannot read {}stack: {} (needs CAP_SYS_ADMIN; run as root)", dir,
-              std::strerror(errno)));
-        } else {
-          ++result.unreadable;  // EPERM: ptrace access to this task is denied
-        }
-        continue;
-      }
-      // A blocked task whose stack came back empty woke up between the two reads.
-      if (stack_text.empty() && st->state == 'D') continue;
-      TaskRecord rec{monotonic_ns() - start, t.pid,     t.tid,     st->state,
-                     (st->flags & kPfKthread) != 0, st->comm, stack_text};
-      out_.task(rec);
-      ++stats.recorded;
-    }
-    out_.end_round(round, stats.threads, stats.recorded);
-    result.rounds = round + 1;
-    result.samples += stats.recorded;
+  State& s = *s_;
+  begin();
+  const int64_t end_time =
+      s.opt.duration_s ? s.start + static_cast<int64_t>(*s.opt.duration_s * 1e9) : INT64_MAX;
+  int64_t scheduled = s.start;
+  for (uint32_t n = 0; !stop.load(std::memory_order_relaxed); ++n) {
+    if (s.opt.max_rounds && n >= *s.opt.max_rounds) break;
+    int64_t now = now_ns();
+    if (now >= end_time && n > 0) break;
+    // Rounds keep to a schedule on the monotonic clock. A round that starts more than
+    // half an interval after its slot is late: it is recorded as such, and the slots it
+    // missed are skipped rather than run back to back.
+    bool late = now - scheduled > s.interval_ns / 2;
+    if (late) scheduled = now;
+    RoundStats stats = round(late);
     if (on_round) on_round(stats);
-
-    scheduled += interval_ns;
-    if (scheduled >= end) break;
-    if (options_.max_rounds && round + 1 >= *options_.max_rounds) break;
+    scheduled += s.interval_ns;
+    if (scheduled >= end_time) break;
+    if (s.opt.max_rounds && n + 1 >= *s.opt.max_rounds) break;
+    if (stop.load(std::memory_order_relaxed)) break;
     sleep_until(scheduled);
   }
-  result.duration_ns = monotonic_ns() - start;
-  out_.finish(result.rounds, result.duration_ns);
-  return result;
+  return end();
 }
 
 }  // namespace hangscope

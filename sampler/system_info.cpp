@@ -1,10 +1,11 @@
 #include "system_info.hpp"
 
-#include <cerrno>
-#include <ctime>
 #include <fcntl.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <ctime>
 
 namespace hangscope {
 

@@ -8,6 +8,7 @@ Analysis analyze(const Capture& capture, const AnalysisOptions& options) {
   a.summary = summarize(capture, a.classification, options.summary);
   a.flame = build_flame_tree(capture, a.classification, options.flame);
   a.timeline = build_timeline(capture, a.classification, a.summary);
+  a.context = summarize_context(capture, a.classification, a.summary);
   return a;
 }
 

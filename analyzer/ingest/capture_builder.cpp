@@ -31,8 +31,13 @@ void CaptureBuilder::add_fact(WaitsOnFact f) {
 
 size_t CaptureBuilder::ContextHash::operator()(const TaskContext& c) const noexcept {
   uint64_t h = c.wchan;
-  h = h * 1000003 ^ c.workqueue;
-  h = h * 1000003 ^ c.device;
+  for (uint64_t v : {uint64_t{c.workqueue}, uint64_t{c.device}, uint64_t{c.syscall},
+                     static_cast<uint64_t>(static_cast<uint32_t>(c.syscall_nr)),
+                     uint64_t{c.syscall_args}, uint64_t{c.file}, uint64_t{c.filesystem},
+                     uint64_t{c.cgroup}, uint64_t{c.container}, uint64_t{c.unreadable},
+                     static_cast<uint64_t>(static_cast<uint32_t>(c.ppid)),
+                     uint64_t{c.switches_known}, c.voluntary_switches, c.involuntary_switches})
+    h = h * 1000003 ^ v;
   return std::hash<uint64_t>{}(h);
 }
 

@@ -1,8 +1,10 @@
-// Reader of hangscope's capture format (docs/capture-format.md).
-#include <charconv>
-#include <vector>
-
+// Reader of hangscope's capture format, versions 1 and 2 (docs/capture-format.md).
 #include <fmt/format.h>
+
+#include <charconv>
+#include <cstdlib>
+#include <unordered_map>
+#include <vector>
 
 #include "hangscope/capture_format.hpp"
 #include "hangscope/frame_text.hpp"
@@ -48,15 +50,16 @@ struct Pending {
   std::vector<TaskSample> samples;
 };
 
-void read_header(LineReader& in, CaptureBuilder& out) {
+// Returns the format version.
+int read_header(LineReader& in, CaptureBuilder& out) {
   std::string_view line;
   if (!in.next(line) || !line.starts_with(cf::kMagic)) in.fail("not a hangscope capture");
   SourceInfo& info = out.info();
-  bool have_version = false;
+  int version = 0;
   while (in.next(line)) {
     if (line == "data") {
-      if (!have_version) in.fail("capture header has no version line");
-      return;
+      if (version == 0) in.fail("capture header has no version line");
+      return version;
     }
     if (line.empty() || line.front() == '#') continue;
     size_t sp = line.find(' ');
@@ -64,11 +67,12 @@ void read_header(LineReader& in, CaptureBuilder& out) {
     std::string value = sp == std::string_view::npos ? "" : cf::unescape(line.substr(sp + 1));
     if (key == "version") {
       int v = 0;
-      if (!number(std::string_view(value), v)) in.fail(fmt::format("bad version '{}'", value));
+      if (!number(std::string_view(value), v) || v < 1)
+        in.fail(fmt::format("bad version '{}'", value));
       if (v > cf::kVersion)
-        in.fail(fmt::format("capture format version {} is newer than this hangscope reads ({})",
-                            v, cf::kVersion));
-      have_version = true;
+        in.fail(fmt::format("capture format version {} is newer than this hangscope reads ({})", v,
+                            cf::kVersion));
+      version = v;
     } else if (key == "host") {
       info.host = value;
     } else if (key == "kernel") {
@@ -84,12 +88,76 @@ void read_header(LineReader& in, CaptureBuilder& out) {
   in.fail("capture ends inside its header");
 }
 
+// A `C` line (v2): "C <id>\tkey=value\t...". Unknown keys are ignored.
+bool parse_context(std::string_view rest, CaptureBuilder& out, uint32_t expected_id,
+                   TaskContext& c) {
+  size_t tab = rest.find('\t');
+  uint32_t id = 0;
+  if (!number(rest.substr(0, tab), id) || id != expected_id) return false;
+  while (tab != std::string_view::npos) {
+    size_t next = rest.find('\t', tab + 1);
+    std::string_view kv = rest.substr(tab + 1, next - tab - 1);
+    tab = next;
+    size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) return false;
+    std::string_view key = kv.substr(0, eq);
+    std::string value = cf::unescape(kv.substr(eq + 1));
+    if (key == "wchan")
+      c.wchan = out.intern(value);
+    else if (key == "sc")
+      number(std::string_view(value), c.syscall_nr);
+    else if (key == "scname")
+      c.syscall = out.intern(value);
+    else if (key == "args")
+      c.syscall_args = out.intern(value);
+    else if (key == "file")
+      c.file = out.intern(value);
+    else if (key == "fs")
+      c.filesystem = out.intern(value);
+    else if (key == "dev")
+      c.device = out.intern(value);
+    else if (key == "cgroup")
+      c.cgroup = out.intern(value);
+    else if (key == "ctr")
+      c.container = out.intern(value);
+    else if (key == "ppid")
+      number(std::string_view(value), c.ppid);
+    else if (key == "why")
+      c.unreadable = out.intern(value);
+  }
+  return true;
+}
+
+// "P io=1.00/0.50 memory=0.00/0.00 cpu=3.10/-1.00" (v2).
+void parse_pressure(std::string_view rest, Round& r) {
+  while (!rest.empty()) {
+    std::string_view item = field(rest);
+    size_t eq = item.find('='), slash = item.find('/');
+    if (eq == std::string_view::npos || slash == std::string_view::npos || slash < eq) continue;
+    std::string some(item.substr(eq + 1, slash - eq - 1)), full(item.substr(slash + 1));
+    float s = std::strtof(some.c_str(), nullptr), f = std::strtof(full.c_str(), nullptr);
+    std::string_view name = item.substr(0, eq);
+    if (name == "io") {
+      r.io_some = s;
+      r.io_full = f;
+    } else if (name == "memory") {
+      r.memory_some = s;
+      r.memory_full = f;
+    } else if (name == "cpu") {
+      r.cpu_some = s;
+      r.cpu_full = f;
+    }
+  }
+}
+
 void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
-  read_header(in, out);
+  const int version = read_header(in, out);
   SourceInfo& info = out.info();
   info.timed = true;
   StackTable& stacks = out.stacks();
-  std::vector<StackId> stack_ids{0};  // file stack id -> model stack id
+  std::vector<StackId> stack_ids{0};                 // file stack id -> model stack id
+  std::vector<TaskContext> contexts{TaskContext{}};  // file context id -> context (v2)
+  std::unordered_map<StrId, StackId> wchan_stacks;   // one-frame stacks of stackless samples
   std::vector<FrameId> frames;
   Pending pending;
   bool ended = false;
@@ -100,6 +168,14 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
     if (line.starts_with(cf::kEnd) && line.size() > cf::kEnd.size() &&
         line[cf::kEnd.size()] == ' ') {
       ended = true;
+      // v2: the sampler's counters after the rounds and duration, as key=value.
+      std::string_view rest = line.substr(cf::kEnd.size() + 1);
+      for (int i = 0; !rest.empty(); ++i) {
+        std::string_view kv = field(rest);
+        size_t eq = kv.find('=');
+        if (i >= 2 && eq != std::string_view::npos)
+          info.header["end." + std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
+      }
       continue;
     }
     if (line.size() < 2 || line[1] != ' ') {
@@ -127,6 +203,23 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
         stack_ids.push_back(stacks.intern_stack(frames));
         break;
       }
+      case cf::kContext: {
+        TaskContext c;
+        if (version < 2 || !parse_context(rest, out, static_cast<uint32_t>(contexts.size()), c)) {
+          out.skip_line(in);
+          break;
+        }
+        contexts.push_back(c);
+        break;
+      }
+      case cf::kPressure: {
+        if (!pending.in_round) {
+          out.skip_line(in);
+          break;
+        }
+        parse_pressure(rest, pending.round);
+        break;
+      }
       case cf::kRound: {
         Round r;
         if (!number(field(rest), r.index) || !number(field(rest), r.time_ns)) {
@@ -151,6 +244,39 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
         s.state = state[0];
         s.stack = stack_ids[stack];
         if (flags.find('k') != std::string_view::npos) s.flags |= kKernelThread;
+        if (flags.find('w') != std::string_view::npos) s.flags |= kWatchedWait;
+        if (flags.find('n') != std::string_view::npos) s.flags |= kNoStack;
+        if (version >= 2) {
+          uint32_t context = 0;
+          std::string_view vol, invol;
+          if (!number(field(rest), context) || context >= contexts.size() ||
+              (vol = field(rest)).empty() || (invol = field(rest)).empty()) {
+            out.skip_line(in);
+            break;
+          }
+          TaskContext c = contexts[context];
+          if (vol != "-" || invol != "-") {
+            if (!number(vol, c.voluntary_switches) || !number(invol, c.involuntary_switches)) {
+              out.skip_line(in);
+              break;
+            }
+            c.switches_known = true;
+          }
+          s.context = out.intern_context(c);
+          // Recorded without its stack (no privilege, or the read timed out): the wait
+          // channel stands in as a one-frame stack, so that it is still classified.
+          if (s.stack == 0 && c.wchan != 0) {
+            auto [it, added] = wchan_stacks.try_emplace(c.wchan, 0);
+            if (added) {
+              FrameText ft;
+              std::string_view w = out.stacks().strings().get(c.wchan);
+              FrameId f = parse_kernel_frame(w, ft) ? stacks.intern_frame(ft.function, ft.module)
+                                                    : stacks.intern_frame(w);
+              it->second = stacks.intern_stack(std::span<const FrameId>(&f, 1));
+            }
+            s.stack = it->second;
+          }
+        }
         s.comm = out.intern(cf::unescape(rest));
         pending.samples.push_back(s);
         break;
@@ -162,6 +288,10 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
             !number(field(rest), pending.round.blocked)) {
           out.skip_line(in);
           break;
+        }
+        if (!rest.empty()) {  // v2: running and uninterruptible threads
+          number(field(rest), pending.round.running);
+          number(field(rest), pending.round.uninterruptible);
         }
         uint32_t global = out.add_round(pending.round);
         for (TaskSample& s : pending.samples) {

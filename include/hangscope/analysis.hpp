@@ -3,6 +3,7 @@
 
 #include "hangscope/classify.hpp"
 #include "hangscope/flame_tree.hpp"
+#include "hangscope/context_summary.hpp"
 #include "hangscope/model.hpp"
 #include "hangscope/summary.hpp"
 #include "hangscope/timeline.hpp"
@@ -20,6 +21,7 @@ struct Analysis {
   Summary summary;
   FlameTree flame;    // every stack merged root first, for flamegraphs
   Timeline timeline;  // blocked threads per wait group per round
+  ContextSummary context;  // syscalls, files, devices, containers per group
 };
 
 Analysis analyze(const Capture& capture, const AnalysisOptions& options = {});

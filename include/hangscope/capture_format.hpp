@@ -8,13 +8,18 @@
 namespace hangscope::capture_format {
 
 inline constexpr std::string_view kMagic = "# hangscope capture";
-inline constexpr int kVersion = 1;
+inline constexpr int kVersion = 2;  // written; 1 and 2 are read
 
 // Record tags at the start of a data line.
 inline constexpr char kRound = 'R';     // R <index> <time_ns> [late]
 inline constexpr char kStack = 'K';     // K <id>\t<frame>\t<frame>...  (leaf first)
-inline constexpr char kTask = 'T';      // T <time_ns> <pid> <tid> <state> <stack> <flags> <comm>
-inline constexpr char kRoundEnd = 'E';  // E <index> <threads> <recorded>
+// v1: T <time_ns> <pid> <tid> <state> <stack> <flags> <comm>
+// v2: T <time_ns> <pid> <tid> <state> <stack> <flags> <context> <nvcsw> <nivcsw> <comm>
+inline constexpr char kTask = 'T';
+inline constexpr char kContext = 'C';   // C <id>\t<key>=<value>\t...   (v2)
+inline constexpr char kPressure = 'P';  // P <resource>=<some>/<full> ...  (v2)
+// E <index> <threads> <recorded> [<running> <uninterruptible>]  (the last two from v2)
+inline constexpr char kRoundEnd = 'E';
 inline constexpr std::string_view kEnd = "end";  // end <rounds> <duration_ns>
 
 // Free text (comm, command line, frames) is written with \\, \t, \n, \r and \xNN

@@ -47,10 +47,19 @@ struct Round {
   bool late = false;          // started later than its schedule allowed
   uint32_t threads = 0;       // threads seen in the pass (0 when unknown)
   uint32_t blocked = 0;       // tasks recorded in the pass
+  // Sampler captures (format 2 on): the whole machine at that round.
+  uint32_t running = 0;          // threads in state R
+  uint32_t uninterruptible = 0;  // threads in state D, recorded or not
+  // /proc/pressure/{io,memory,cpu}: avg10 of "some" and "full", in percent; -1 unknown.
+  float io_some = -1, io_full = -1;
+  float memory_some = -1, memory_full = -1;
+  float cpu_some = -1, cpu_full = -1;
 };
 
 enum TaskFlags : uint8_t {
   kKernelThread = 1 << 0,
+  kWatchedWait = 1 << 1,  // sleeping (S) in a wait on the sampler's list of known hangs
+  kNoStack = 1 << 2,      // its stack was not read (no privilege, timed out, refused)
 };
 
 // What is known about a blocked task beyond its stack: from the sampler (wait channel,
@@ -61,6 +70,21 @@ struct TaskContext {
   StrId wchan = 0;      // wait channel, "" when unknown
   StrId workqueue = 0;  // "writeback wb_workfn (flush-259:0)": what a kworker executes
   StrId device = 0;     // block device the task waits on ("loop0", "sda1"), "" unknown
+  // From the live sampler (capture format 2 on); 0 / "" where unknown.
+  StrId syscall = 0;         // name of the system call it is blocked in ("fsync")
+  int32_t syscall_nr = -1;   // its number on the recording machine; -1 none or unknown
+  StrId syscall_args = 0;    // the six arguments as the kernel printed them
+  StrId file = 0;            // path of the file-descriptor argument ("/mnt/x/f")
+  StrId filesystem = 0;      // type of the file system it is on ("ext4", "overlay")
+  StrId cgroup = 0;          // cgroup path
+  StrId container = 0;       // "docker:<id>", "cri-o:<id>", ... when the cgroup names one
+  StrId unreadable = 0;      // why part of it could not be read ("timed out", ...)
+  int32_t ppid = 0;
+  // Context switches so far: a task whose counts did not change between two samples
+  // has not run in between, so it was blocked for the whole time.
+  bool switches_known = false;
+  uint64_t voluntary_switches = 0;
+  uint64_t involuntary_switches = 0;
   bool operator==(const TaskContext&) const = default;
 };
 

@@ -1,27 +1,51 @@
 // The live sampler: polls every thread's state in /proc and records the kernel stack
-// of the threads in the selected states, round after round, into a capture.
+// and context of the threads in the selected states (and of sleeping threads in known
+// hang-prone waits), round after round, into a capture. docs/sampler.md describes how
+// it keeps its cost near the floor of /proc and why it never blocks.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hangscope {
 
 class CaptureWriter;
 
+// Kernel functions in which a task sleeps interruptibly (S) or killably while it waits
+// for something that may never come: a FUSE daemon, an NFS server. A D-only sampler
+// misses them; the sampler records S tasks whose wait channel is on this list.
+std::vector<std::string> default_s_waits();
+
 struct SamplerOptions {
   std::chrono::microseconds interval{20'000};
-  std::optional<double> duration_s;      // stop after this long
-  std::optional<uint64_t> max_rounds;    // or after this many rounds
-  std::string states = "D";              // task states to record ("D", "DS", or "all")
-  std::vector<int> pids;                 // only these processes (empty: every process)
+  std::optional<double> duration_s;    // stop after this long
+  std::optional<uint64_t> max_rounds;  // or after this many rounds
+  std::string states = "D";            // task states to record ("D", "DS", or "all")
+  std::vector<int> pids;               // only these processes (empty: every process)
+  std::string comm_regex;              // only tasks whose comm matches (ECMAScript)
+  std::string cgroup_prefix;           // only tasks whose cgroup path starts with it
+  size_t max_stack = 64;               // frames kept per stack, innermost first
+  std::vector<std::string> s_waits = default_s_waits();  // empty: do not watch S tasks
+  std::chrono::milliseconds s_interval{1000};  // how often S tasks' wait channels are read
+  // Deadline of a round's blocking reads (stack, syscall); 0: half the interval,
+  // between 20 and 100 ms. A stat read of the scan is given up after this, or 50 ms.
+  std::chrono::milliseconds read_timeout{0};
+  std::chrono::milliseconds rescan{1000};  // how often every task directory is checked
+  unsigned reader_threads = 2;
+  unsigned max_stuck_readers = 8;  // reader threads left blocked at most
+  bool stacks = true;              // false: wait channel and state only
+  std::string no_stacks_reason;    // recorded in the header when !stacks
   std::string proc_root = "/proc";
-  std::string command_line;              // recorded in the header
+  std::string command_line;  // recorded in the header
 };
 
 // What one round saw, for progress displays.
@@ -30,7 +54,13 @@ struct RoundStats {
   int64_t time_ns = 0;
   uint32_t threads = 0;
   uint32_t recorded = 0;
+  uint32_t running = 0;
+  uint32_t uninterruptible = 0;
+  uint32_t timed_out = 0;
   bool late = false;
+  // The distinct stacks recorded in the round and how many tasks had each (valid
+  // during the callback only).
+  std::vector<std::pair<std::string_view, uint32_t>> stacks;
 };
 
 struct SamplerResult {
@@ -39,7 +69,11 @@ struct SamplerResult {
   uint64_t samples = 0;
   uint64_t late_rounds = 0;
   uint64_t vanished = 0;    // tasks that exited while being read
-  uint64_t unreadable = 0;  // tasks whose stack the kernel refused (EPERM)
+  uint64_t unreadable = 0;  // samples whose stack or more could not be read
+  uint64_t timed_out = 0;   // samples whose reads missed the deadline
+  uint64_t reused = 0;      // tids found naming a new thread
+  uint64_t abandoned_reads = 0;
+  uint64_t fd_fallbacks = 0;  // threads read by path for want of file descriptors
 };
 
 // Thrown before sampling starts when the kernel stacks cannot be read at all.
@@ -50,22 +84,31 @@ struct PrivilegeError : std::runtime_error {
 // True for a state letter that `states` selects ("D", "DS", "all").
 bool state_selected(std::string_view states, char state);
 
-// Checks that this process may read kernel stacks; throws PrivilegeError naming
-// the missing capability otherwise.
+// Why this process cannot read kernel stacks ("" when it can): the one line to show.
+std::string stack_access_problem(const std::string& proc_root = "/proc");
+// Throws PrivilegeError with that line when stacks cannot be read.
 void check_stack_privilege(const std::string& proc_root = "/proc");
 
 class Sampler {
  public:
+  // Throws std::regex_error for a bad comm regex.
   Sampler(SamplerOptions options, CaptureWriter& out);
+  ~Sampler();
 
   // Samples until the duration or round count is reached or `stop` becomes true.
-  // `on_round` (optional) is called after every round.
+  // `on_round` (optional) is called after every round. Throws std::system_error when
+  // the capture cannot be written (what was written stays readable).
   SamplerResult run(const std::atomic<bool>& stop,
                     const std::function<void(const RoundStats&)>& on_round = {});
 
+  // The same, a step at a time (for benchmarks): the header, one round now, the end.
+  void begin();
+  RoundStats round(bool late = false);
+  SamplerResult end();
+
  private:
-  SamplerOptions options_;
-  CaptureWriter& out_;
+  struct State;
+  std::unique_ptr<State> s_;
 };
 
 }  // namespace hangscope

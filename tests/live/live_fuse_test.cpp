@@ -24,8 +24,9 @@ bool in_fuse_request(const Capture& c, const TaskSample& s) {
 std::vector<char> fuse_states(pid_t pid, const std::string& states) {
   TempDir tmp;
   std::string out = tmp.file("fuse.capture");
-  RunResult r = run({HANGSCOPE_BIN, "record", "-n", "5", "-i", "20", "--states", states, "-p",
-                     std::to_string(pid), "-o", out});
+  // Without the watch of sleeping tasks in known waits (--s-waits none): states only.
+  RunResult r = run({HANGSCOPE_BIN, "record", "-n", "5", "-i", "20", "--states", states,
+                     "--s-waits", "none", "-p", std::to_string(pid), "-o", out});
   EXPECT_EQ(r.status, 0) << r.err;
   Capture c;
   read_input(out, "", c);

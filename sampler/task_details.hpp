@@ -1,0 +1,60 @@
+// Everything read about one blocked task beyond its stat line: its kernel stack, wait
+// channel, system call and the file it names, context switches and cgroup. Runs on a
+// reader thread (reader_pool.hpp): the stack and syscall files can block.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "mount_table.hpp"
+#include "syscalls.hpp"
+
+namespace hangscope::sampler {
+
+struct DetailRequest {
+  std::string proc_root;
+  int pid = 0;
+  int tid = 0;
+  bool kernel_thread = false;
+  bool read_stack = true;
+  bool read_cgroup = false;            // the cached cgroup is stale
+  size_t max_stack = 64;               // frames kept, innermost first
+  std::shared_ptr<MountTable> mounts;  // shared: a job may outlive the sampler
+};
+
+struct TaskDetails {
+  bool vanished = false;  // the task exited while being read
+  int stack_error = 0;    // errno of the stack read (0: read, or not asked for)
+  std::string stack;      // the stack file, one frame a line, at most max_stack frames
+  std::string wchan;      // "" when the kernel printed 0
+  SyscallState syscall;
+  std::string file;       // path of the file argument of the call
+  FileLocation location;  // its file system and device
+  bool switches_known = false;
+  uint64_t voluntary = 0, involuntary = 0;
+  bool cgroup_read = false;
+  std::string cgroup;
+  int64_t read_ns = 0;  // CLOCK_MONOTONIC when the stack was read
+  std::string problem;  // why something could not be read ("" when all was)
+  // From status, for a task whose stat file could not be read.
+  char state = '?';
+  std::string name;
+  int ppid = 0;
+};
+
+void read_task_details(const DetailRequest& rq, TaskDetails& out);
+// Only the status file (state, name, parent, context switches): it does not take the
+// exec_update_lock that stat, wchan, stack and syscall take.
+void read_task_status(const DetailRequest& rq, TaskDetails& out);
+// Parses "Name:\t...", "State:\tD (disk sleep)" and "PPid:\t..." of a status file.
+void parse_status(std::string_view status, TaskDetails& out);
+
+// The wait channel alone: no lock is taken to print it, so the sampling loop reads it
+// itself (for sleeping tasks, and for tasks whose detail read is stuck).
+std::string read_wchan(const std::string& proc_root, int pid, int tid);
+
+// "voluntary_ctxt_switches:\t12\nnonvoluntary_ctxt_switches:\t3" from a status file.
+bool parse_switches(std::string_view status, uint64_t& voluntary, uint64_t& involuntary);
+
+}  // namespace hangscope::sampler

@@ -1,0 +1,263 @@
+// The sampler as a long-running tool: signals, SIGKILL, a full disk, memory over many
+// rounds, the filters, and the device of an fsync on overlayfs over ext4 on a loop.
+#include <gtest/gtest.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "hangscope/capture_writer.hpp"
+#include "hangscope/classify.hpp"
+#include "hangscope/ingest.hpp"
+#include "hangscope/sampler.hpp"
+#include "support/blocked_task.hpp"
+#include "support/privileges.hpp"
+#include "support/run.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace hangscope;
+using namespace hangscope::testing;
+
+namespace {
+
+constexpr int kSkip = 77;
+
+// Starts hangscope with `args`; stdout and stderr go to files.
+struct Background {
+  pid_t pid = -1;
+  std::string out, err;
+  Background(const std::vector<std::string>& args, const TempDir& tmp)
+      : out(tmp.file("bg.out")), err(tmp.file("bg.err")) {
+    pid = fork();
+    if (pid == 0) {
+      freopen(out.c_str(), "w", stdout);
+      freopen(err.c_str(), "w", stderr);
+      std::vector<char*> argv;
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+  }
+  int stop(int sig) {
+    kill(pid, sig);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    pid = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+  ~Background() {
+    if (pid > 0) stop(SIGKILL);
+  }
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Waits until the capture has at least `rounds` complete rounds.
+void wait_rounds(const std::string& path, size_t rounds) {
+  for (int i = 0; i < 500; ++i) {
+    std::string text = slurp(path);
+    size_t n = 0;
+    for (size_t at = text.find("\nE "); at != std::string::npos; at = text.find("\nE ", at + 1))
+      ++n;
+    if (n >= rounds) return;
+    usleep(10'000);
+  }
+}
+
+long rss_kb() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.starts_with("VmRSS:")) return std::stol(line.substr(6));
+  return -1;
+}
+
+}  // namespace
+
+TEST(LiveSamplerRun, SigtermWithoutOutputPrintsTheReport) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  TempDir tmp;
+  BlockedTask blocked(5000);
+  usleep(200'000);
+  Background bg(
+      {HANGSCOPE_BIN, "record", "-d", "60", "-i", "20", "-p", std::to_string(blocked.pid())}, tmp);
+  usleep(700'000);
+  EXPECT_EQ(bg.stop(SIGTERM), 0);
+  std::string out = slurp(bg.out);
+  EXPECT_NE(out.find("hangscope report: 1 input"), std::string::npos) << out;
+  EXPECT_NE(out.find("other:kernel_clone"), std::string::npos) << out;
+  EXPECT_EQ(out.find("cut short"), std::string::npos) << out;
+  EXPECT_NE(out.find("syscalls    vfork"), std::string::npos) << out;
+}
+
+TEST(LiveSamplerRun, SigintCompletesTheFileAndSigkillLeavesItReadable) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  TempDir tmp;
+  BlockedTask blocked(5000);
+  usleep(200'000);
+  for (int sig : {SIGINT, SIGKILL}) {
+    std::string path = tmp.file("sig" + std::to_string(sig) + ".capture");
+    Background bg({HANGSCOPE_BIN, "record", "-d", "60", "-i", "10", "-p",
+                   std::to_string(blocked.pid()), "-o", path},
+                  tmp);
+    wait_rounds(path, 5);
+    int status = bg.stop(sig);
+    Capture c;
+    read_input(path, "", c);
+    EXPECT_GE(c.rounds.size(), 5u);
+    EXPECT_EQ(c.samples.size(), c.rounds.size()) << "one D task in every complete round";
+    if (sig == SIGINT) {
+      EXPECT_EQ(status, 0);
+      EXPECT_FALSE(c.sources[0].truncated);
+      EXPECT_TRUE(c.sources[0].header.count("end.samples"));
+    } else {
+      EXPECT_EQ(status, 128 + SIGKILL);
+      EXPECT_TRUE(c.sources[0].truncated);
+    }
+  }
+}
+
+TEST(LiveSamplerRun, FullDiskIsAClearErrorAndTheCaptureStaysReadable) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (geteuid() != 0) GTEST_SKIP() << "mounts a small tmpfs: run as root";
+  TempDir tmp;
+  std::string dir = tmp.file("small");
+  ASSERT_EQ(mkdir(dir.c_str(), 0700), 0);
+  if (mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=256k") != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs here: " << strerror(errno);
+  std::string path = dir + "/full.capture";
+  // Every thread of the machine each round: 256 KiB fill within a few dozen rounds.
+  RunResult r =
+      run({HANGSCOPE_BIN, "record", "-n", "2000", "-i", "1", "--states", "all", "-o", path});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(path + ": writing the capture: No space left on device"), std::string::npos)
+      << r.err;
+  Capture c;
+  read_input(path, "", c);
+  EXPECT_GE(c.rounds.size(), 1u);
+  EXPECT_TRUE(c.sources[0].truncated);
+  umount2(dir.c_str(), MNT_DETACH);
+}
+
+TEST(LiveSamplerRun, MemoryStaysFlatOverManyRounds) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "under AddressSanitizer freed memory stays in its quarantine: RSS grows";
+#endif
+  // Threads that come and go, a D task, and every task recorded: in-process, so that
+  // the sampler's own resident memory can be read after a warm-up and at the end.
+  BlockedTask blocked(20'000);
+  std::atomic<bool> stop{false};
+  std::thread churn([&] {
+    while (!stop) {
+      std::thread([] { usleep(200); }).join();
+    }
+  });
+  int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  CaptureWriter writer(fd, 64);  // small intern tables: they fill and restart within the run
+  SamplerOptions so;
+  so.interval = std::chrono::microseconds(1000);
+  so.max_rounds = 1500;
+  so.states = "all";
+  long warm = 0, last = 0;
+  std::atomic<bool> never{false};
+  Sampler sampler(so, writer);
+  sampler.run(never, [&](const RoundStats& r) {
+    if (r.index == 500) warm = rss_kb();
+    if (r.index == 1499) last = rss_kb();
+  });
+  stop = true;
+  churn.join();
+  close(fd);
+  ASSERT_GT(warm, 0);
+  // 1,000 rounds of every thread after the warm-up: flat, give or take allocator noise.
+  EXPECT_LT(last - warm, 256) << "RSS " << warm << " kB after 500 rounds, " << last
+                              << " kB after 1500";
+}
+
+TEST(LiveSamplerRun, FiltersAndMaxStack) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  TempDir tmp;
+  BlockedTask a(4000), b(4000);
+  usleep(200'000);
+  std::string pids = std::to_string(a.pid()) + "," + std::to_string(b.pid());
+  auto record = [&](std::vector<std::string> extra) {
+    std::string out = tmp.file("f" + std::to_string(rand()) + ".capture");
+    std::vector<std::string> args{HANGSCOPE_BIN, "record", "-n", "3", "-i", "10", "-o", out};
+    args.insert(args.end(), extra.begin(), extra.end());
+    RunResult r = run(args);
+    EXPECT_EQ(r.status, 0) << r.err;
+    Capture c;
+    read_input(out, "", c);
+    return c;
+  };
+  Capture both = record({"-p", pids});
+  EXPECT_EQ(both.samples.size(), 6u);
+  // The blocked tasks are forks of this test: they have its name, which no kernel
+  // thread has.
+  std::string self = slurp("/proc/self/comm");
+  self.pop_back();
+  Capture by_comm = record({"--comm", "^" + self + "$"});
+  EXPECT_GE(by_comm.samples.size(), 6u);
+  for (const TaskSample& s : by_comm.samples)
+    EXPECT_EQ(by_comm.strings().get(s.comm), self) << s.pid << " " << s.tid << " " << s.state;
+  Capture none = record({"-p", pids, "--comm", "^no-such-task$"});
+  EXPECT_TRUE(none.samples.empty());
+  // cgroup: the tasks' own cgroup selects them, another prefix does not.
+  std::string cg = slurp("/proc/" + std::to_string(a.pid()) + "/cgroup");
+  Capture in_cg = record({"-p", pids, "--cgroup", "/"});
+  EXPECT_EQ(in_cg.samples.size(), 6u);
+  Capture other_cg = record({"-p", pids, "--cgroup", "/no/such/cgroup"});
+  EXPECT_TRUE(other_cg.samples.empty()) << cg;
+  Capture short_stacks = record({"-p", pids, "--max-stack", "2"});
+  ASSERT_EQ(short_stacks.samples.size(), 6u);
+  for (const TaskSample& s : short_stacks.samples) {
+    EXPECT_EQ(short_stacks.stacks.stack(s.stack).size(), 2u);
+    const TaskContext& ctx = short_stacks.contexts[s.context];
+    EXPECT_EQ(short_stacks.strings().get(ctx.syscall), "vfork");
+    EXPECT_EQ(ctx.ppid, getpid());
+  }
+}
+
+TEST(LiveSamplerRun, FsyncOnOverlayIsTiedToTheLoopDeviceOfItsJournal) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  TempDir tmp;
+  std::string out = tmp.file("storm.capture");
+  std::string dev = tmp.file("dev");
+  RunResult r = run({WITH_STORM, "--storm-bin", STORM_BIN, "--rounds", "0", "--", "sh", "-c",
+                     "\"$0\" record -d 2 -i 20 -o \"$1\" && echo \"$STORM_DEV\" > \"$2\"",
+                     HANGSCOPE_BIN, out, dev});
+  if (r.status == kSkip) GTEST_SKIP() << r.err;
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string storm_dev = slurp(dev);
+  while (!storm_dev.empty() && storm_dev.back() == '\n') storm_dev.pop_back();
+  ASSERT_FALSE(storm_dev.empty());
+
+  Capture c;
+  read_input(out, "", c);
+  size_t fsyncs = 0, on_device = 0;
+  for (const TaskSample& s : c.samples) {
+    const TaskContext& ctx = c.contexts[s.context];
+    if (c.strings().get(ctx.syscall) != "fsync") continue;
+    ++fsyncs;
+    if (c.strings().get(ctx.filesystem) == "overlay") {
+      // The overlay's anonymous device, resolved through its upper layer.
+      EXPECT_EQ(c.strings().get(ctx.device), storm_dev);
+      on_device += c.strings().get(ctx.device) == storm_dev;
+    }
+  }
+  EXPECT_GT(fsyncs, 0u);
+  EXPECT_GT(on_device, 0u);
+  // And the device names the journal thread of that file system: jbd2/<dev>-8.
+  RunResult rep = run({HANGSCOPE_BIN, "report", out});
+  EXPECT_NE(rep.out.find("devices     " + storm_dev), std::string::npos) << rep.out;
+}

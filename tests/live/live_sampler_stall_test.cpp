@@ -1,0 +1,164 @@
+// The sampler never stalls: a task stuck in execve on a hung FUSE mount holds its
+// exec_update_lock, and on this kernel every read of its stat, wchan, stack or syscall
+// file waits for that lock. The sampler must record the task (as unreadable: timed
+// out), record the tasks around it with their real stacks, and keep going round after
+// round. And sleeping (S) FUSE readers are recorded for their wait, not their state.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include "hangscope/classify.hpp"
+#include "hangscope/ingest.hpp"
+#include "support/privileges.hpp"
+#include "support/run.hpp"
+#include "support/stalled_fuse.hpp"
+#include "support/stuck_exec.hpp"
+#include "support/temp_dir.hpp"
+
+using namespace hangscope;
+using namespace hangscope::testing;
+
+namespace {
+
+bool stack_has(const Capture& c, const TaskSample& s, std::string_view function) {
+  for (FrameId f : c.stacks.stack(s.stack))
+    if (c.stacks.function(f) == function) return true;
+  return false;
+}
+
+std::string str(const Capture& c, StrId id) { return std::string(c.strings().get(id)); }
+
+}  // namespace
+
+TEST(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+#if defined(__SANITIZE_ADDRESS__)
+  // Seen here: in an AddressSanitizer build the target's execve never gets to hold its
+  // exec_update_lock, so nothing blocks and the deadline is not exercised (the
+  // sanitizer runtime's own use of the memory map is the likely cause; not pursued).
+  GTEST_SKIP() << "the stuck-execve chain does not form under AddressSanitizer";
+#endif
+  TempDir tmp;
+  std::string out = tmp.file("stuck.capture");
+  std::atomic<bool> plain_read_done{false};
+  std::thread plain_reader;
+  RunResult r;
+  pid_t target = 0, mem_reader = 0, mmap_writer = 0;
+  {
+    StalledFuse fs(STALLFS_BIN);
+    fs.stall();
+    StuckExec ex(fs);
+    target = ex.target();
+    mem_reader = ex.reader();
+    mmap_writer = ex.writer();
+    // A plain read of the stuck task's stat file really blocks (as `ps` would).
+    plain_reader = std::thread([&] {
+      std::string path = "/proc/" + std::to_string(target) + "/stat";
+      int fd = open(path.c_str(), O_RDONLY);
+      char buf[1024];
+      (void)!read(fd, buf, sizeof buf);
+      close(fd);
+      plain_read_done = true;
+    });
+    usleep(300'000);
+    EXPECT_FALSE(plain_read_done) << "reading /proc/<pid>/stat of a task stuck in execve "
+                                     "did not block: the test no longer exercises the deadline";
+
+    r = run({HANGSCOPE_BIN, "record", "-n", "10", "-i", "20", "--read-timeout", "30", "-p",
+             std::to_string(target) + "," + std::to_string(mem_reader) + "," +
+                 std::to_string(mmap_writer),
+             "-o", out});
+    // The stuck task is still stuck: the sampler got through without it.
+    EXPECT_EQ(task_state(target), 'D');
+  }  // the daemon answers, the chain unwinds, the blocked plain read returns
+  plain_reader.join();
+  EXPECT_TRUE(plain_read_done);
+  ASSERT_EQ(r.status, 0) << r.err;
+
+  Capture c;
+  read_input(out, "", c);
+  ASSERT_EQ(c.rounds.size(), 10u);
+  EXPECT_FALSE(c.sources[0].truncated);
+  EXPECT_GE(std::stoi(c.sources[0].header.at("end.abandoned_scans")), 1);
+  std::map<int, int> per_task;
+  for (const TaskSample& s : c.samples) {
+    ++per_task[s.pid];
+    const TaskContext& ctx = c.contexts[s.context];
+    if (s.pid == target) {
+      // Recorded every round, from status: state D, no stack, and why.
+      EXPECT_EQ(s.state, 'D');
+      EXPECT_TRUE(s.flags & kNoStack);
+      EXPECT_EQ(str(c, ctx.unreadable), "timed out (stat)");
+    } else if (s.pid == mem_reader) {
+      // The reader of /proc/<target>/mem, holding the target's mmap lock in a FUSE fault.
+      EXPECT_TRUE(stack_has(c, s, "__access_remote_vm")) << str(c, ctx.wchan);
+      EXPECT_EQ(str(c, ctx.syscall), "pread64");
+    } else if (s.pid == mmap_writer) {
+      // Queued for the mmap lock for writing behind it.
+      EXPECT_TRUE(stack_has(c, s, "vm_mmap_pgoff"));
+      EXPECT_EQ(str(c, ctx.syscall), "mmap");
+    }
+  }
+  EXPECT_EQ(per_task[target], 10) << "the stuck task in every round";
+  EXPECT_EQ(per_task[mem_reader], 10);
+  EXPECT_EQ(per_task[mmap_writer], 10);
+}
+
+TEST(LiveSamplerStall, SleepingFuseReadersAreRecordedForTheirWait) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  TempDir tmp;
+  std::string out = tmp.file("fuse-s.capture");
+  StalledFuse fs(STALLFS_BIN);
+  fs.stall();
+  pid_t reader = fs.start_reader();
+  ASSERT_TRUE(wait_for_state(reader, 'S', 3000));
+  usleep(200'000);
+  // Default states (D only): the reader sleeps in S, yet it is recorded for its wait.
+  RunResult r = run(
+      {HANGSCOPE_BIN, "record", "-n", "5", "-i", "20", "-p", std::to_string(reader), "-o", out});
+  ASSERT_EQ(r.status, 0) << r.err;
+  Capture c;
+  read_input(out, "", c);
+  ASSERT_EQ(c.samples.size(), 5u);
+  Classification cls = classify(c.stacks, builtin_rules());
+  for (const TaskSample& s : c.samples) {
+    EXPECT_EQ(s.state, 'S');
+    EXPECT_TRUE(s.flags & kWatchedWait);
+    EXPECT_TRUE(stack_has(c, s, "request_wait_answer"));
+    const TaskContext& ctx = c.contexts[s.context];
+    EXPECT_EQ(str(c, ctx.wchan), "request_wait_answer");
+    EXPECT_EQ(str(c, ctx.syscall), "read");
+    EXPECT_EQ(str(c, ctx.file), fs.data_path());
+    EXPECT_EQ(str(c, ctx.filesystem), "fuse.hangscope-stallfs");
+    EXPECT_TRUE(ctx.switches_known);
+    // Classified like any other wait: its group names the FUSE request wait.
+    const std::string& group = cls.groups[cls.group(s.stack)].name;
+    EXPECT_TRUE(group.find("request_wait_answer") != std::string::npos ||
+                group.find("fuse") != std::string::npos)
+        << group;
+  }
+  // Not running between the samples: blocked continuously, by the switch counts.
+  const TaskContext& first = c.contexts[c.samples.front().context];
+  const TaskContext& last = c.contexts[c.samples.back().context];
+  EXPECT_EQ(first.voluntary_switches, last.voluntary_switches);
+
+  // The report tells the S tasks apart.
+  RunResult rep = run({HANGSCOPE_BIN, "report", out});
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  EXPECT_NE(rep.out.find("S 5 (5 S in a watched wait)"), std::string::npos) << rep.out;
+  EXPECT_NE(rep.out.find("read (5)"), std::string::npos) << rep.out;
+
+  // With the watch turned off, a D-only sampler misses the hung mount entirely.
+  std::string none = tmp.file("fuse-none.capture");
+  ASSERT_EQ(run({HANGSCOPE_BIN, "record", "-n", "3", "-i", "20", "--s-waits", "none", "-p",
+                 std::to_string(reader), "-o", none})
+                .status,
+            0);
+  Capture n;
+  read_input(none, "", n);
+  EXPECT_TRUE(n.samples.empty());
+}
