@@ -2,17 +2,18 @@
 # Side by side, in one run, on the same perf script input: hangscope reading it (to the
 # folded output) and FlameGraph's stackcollapse-perf.pl collapsing it.
 #   bench/compare-stackcollapse.sh BUILD_DIR STACKCOLLAPSE_PERF [COPIES]
-# The input is the committed sched_switch perf script fixture, concatenated COPIES times
-# (default 10, about 190 MB). FlameGraph is not packaged for Debian: give the path of
+# The input is a committed perf script fixture of the storm, concatenated COPIES times:
+# the cpu-clock one by default (on-CPU samples, what stackcollapse-perf.pl is made for;
+# 100 copies are about 190 MB), or FIXTURE=sched-switch. FlameGraph is not packaged for Debian: give the path of
 # stackcollapse-perf.pl from a checkout of it.
 set -eu
 build=$(cd "${1:?usage: compare-stackcollapse.sh BUILD_DIR STACKCOLLAPSE_PERF [COPIES]}" && pwd)
 script=${2:?path of stackcollapse-perf.pl}
-copies=${3:-10}
+copies=${3:-100}
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-zstd -dc "$here/../fixtures/perf/storm-6.18-perf-6.1-sched-switch.txt.zst" > "$work/one.txt"
+zstd -dc "$here/../fixtures/perf/storm-6.18-perf-6.1-${FIXTURE:-cpu-clock}.txt.zst" > "$work/one.txt"
 i=0
 while [ "$i" -lt "$copies" ]; do cat "$work/one.txt"; i=$((i + 1)); done > "$work/perf.txt"
 size=$(stat -c %s "$work/perf.txt")
@@ -22,7 +23,7 @@ t0=$(now)
 t1=$(now)
 perl "$script" "$work/perf.txt" > "$work/pl.folded"
 t2=$(now)
-echo "input: $size bytes of perf script ($copies copies of the sched_switch fixture)"
+echo "input: $size bytes of perf script ($copies copies of the ${FIXTURE:-cpu-clock} fixture)"
 awk -v s="$size" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {
   hs = b - a; pl = c - b;
   printf "hangscope report -f folded:  %7.2f s  %7.1f MB/s\n", hs, s / hs / 1e6;

@@ -10,8 +10,10 @@
 //   reported in microseconds. A recording with off-CPU samples is read for those only.
 #include <charconv>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
 #include "hangscope/frame_text.hpp"
@@ -205,6 +207,30 @@ class PerfScriptReader final : public Reader {
   void read(LineReader& in, CaptureBuilder& out) const override;
 };
 
+// Samples of one task with one stack add up: the model has no use for each one apart
+// (perf samples carry no round), and a recording holds millions of them.
+class SampleTotals {
+ public:
+  void add(const TaskSample& s) {
+    auto [it, added] = index_.try_emplace(std::make_tuple(s.stack, s.tid, s.pid, s.comm, s.state),
+                                          samples_.size());
+    if (added) {
+      samples_.push_back(s);
+    } else {
+      samples_[it->second].weight += s.weight;
+    }
+    ++count_;
+  }
+  const std::vector<TaskSample>& samples() const { return samples_; }
+  uint64_t count() const { return count_; }
+  bool empty() const { return samples_.empty(); }
+
+ private:
+  absl::flat_hash_map<std::tuple<StackId, int32_t, int32_t, StrId, char>, size_t> index_;
+  std::vector<TaskSample> samples_;
+  uint64_t count_ = 0;
+};
+
 void PerfScriptReader::read(LineReader& in, CaptureBuilder& out) const {
   struct Pending {
     bool open = false;
@@ -213,32 +239,46 @@ void PerfScriptReader::read(LineReader& in, CaptureBuilder& out) const {
     TaskSample sample;
     std::vector<FrameId> frames;
   } p;
-  std::vector<TaskSample> on_cpu, off_cpu;
+  SampleTotals on_cpu, off_cpu;
   uint64_t switches_not_blocked = 0;
-  std::string comm;
+  // The same frame lines repeat in every sample: parse each distinct line once.
+  absl::flat_hash_map<std::string, FrameId> frame_of_line;
 
   auto finish = [&] {
     if (!p.open) return;
     p.open = false;
     if (!p.keep) return;
     p.sample.stack = out.stacks().intern_stack(p.frames);
-    (p.off_cpu ? off_cpu : on_cpu).push_back(p.sample);
+    (p.off_cpu ? off_cpu : on_cpu).add(p.sample);
   };
 
   std::string_view line;
   while (in.next(line)) {
-    if (trim(line).empty()) {
-      finish();
-      continue;
-    }
-    PerfFrame f;
-    if (p.open && parse_frame(line, f)) {
-      if (p.frames.size() >= kMaxFrames) {
-        out.skip_line(in);
+    if (p.open && !line.empty() && (line[0] == '\t' || line[0] == ' ')) {
+      if (auto it = frame_of_line.find(absl::string_view(line.data(), line.size()));
+          it != frame_of_line.end()) {
+        if (p.frames.size() < kMaxFrames) {
+          p.frames.push_back(it->second);
+        } else {
+          out.skip_line(in);
+        }
         continue;
       }
-      p.frames.push_back(out.stacks().intern_frame(
-          f.function, f.module, f.kernel ? FrameKind::kernel : FrameKind::user, 0));
+      PerfFrame f;
+      if (parse_frame(line, f)) {
+        FrameId id = out.stacks().intern_frame(f.function, f.module,
+                                               f.kernel ? FrameKind::kernel : FrameKind::user, 0);
+        frame_of_line.emplace(line, id);
+        if (p.frames.size() < kMaxFrames) {
+          p.frames.push_back(id);
+        } else {
+          out.skip_line(in);
+        }
+        continue;
+      }
+    }
+    if (trim(line).empty()) {
+      finish();
       continue;
     }
     SampleHeader h;
@@ -275,10 +315,11 @@ void PerfScriptReader::read(LineReader& in, CaptureBuilder& out) const {
     info.header["perf.switches_not_blocked"] = fmt::format("{}", switches_not_blocked);
   if (!off_cpu.empty()) {
     info.weight_unit = "us";
-    if (!on_cpu.empty()) info.header["perf.on_cpu_samples_left_out"] = fmt::format("{}", on_cpu.size());
-    for (const TaskSample& s : off_cpu) out.add_sample(s);
+    if (!on_cpu.empty())
+      info.header["perf.on_cpu_samples_left_out"] = fmt::format("{}", on_cpu.count());
+    for (const TaskSample& s : off_cpu.samples()) out.add_sample(s);
   } else {
-    for (const TaskSample& s : on_cpu) out.add_sample(s);
+    for (const TaskSample& s : on_cpu.samples()) out.add_sample(s);
   }
 }
 

@@ -81,7 +81,9 @@ TEST(PerfScriptReader, RealOnCpuSamplesWithSpinlockContention) {
 
 TEST(PerfScriptReader, SchedSwitchKeepsTheSwitchesOutInDState) {
   Capture c = read("perf/storm-6.18-perf-6.1-sched-switch.txt.zst");
-  EXPECT_GT(c.samples.size(), 1000u);
+  // Switches of one task with one stack add up into one sample's weight.
+  EXPECT_GT(c.total_weight(), 1000u);
+  EXPECT_LT(c.samples.size(), c.total_weight());
   for (const TaskSample& s : c.samples) ASSERT_EQ(s.state, 'D');
   EXPECT_GT(std::stoul(c.sources[0].header.at("perf.switches_not_blocked")), 0u);
 }
@@ -241,4 +243,24 @@ TEST(CompressedInput, CutOrCorruptStreamIsAnError) {
   std::string g = gzip("a;b 1\n");
   g[12] ^= 0x55;
   EXPECT_THROW(read_text(g, "bad.gz"), InputError);
+}
+
+TEST(PerfScriptReader, SamplesOfOneTaskAndStackAddUp) {
+  Capture c = hangscope::testing::read_text(
+      "python3 812 [000] 100.000001: 1 cpu-clock:ppp:\n"
+      "\tffffffff8226f05a native_queued_spin_lock_slowpath+0x16a ([kernel.kallsyms])\n"
+      "\tffffffff8226f100 jbd2_transaction_committed+0x20 ([kernel.kallsyms])\n\n"
+      "python3 812 [000] 100.000002: 1 cpu-clock:ppp:\n"
+      "\tffffffff8226f05a native_queued_spin_lock_slowpath+0x16a ([kernel.kallsyms])\n"
+      "\tffffffff8226f100 jbd2_transaction_committed+0x20 ([kernel.kallsyms])\n\n"
+      "python3 813 [001] 100.000003: 1 cpu-clock:ppp:\n"
+      "\tffffffff8226f05a native_queued_spin_lock_slowpath+0x16a ([kernel.kallsyms])\n"
+      "\tffffffff8226f100 jbd2_transaction_committed+0x20 ([kernel.kallsyms])\n\n",
+      "perf.txt", "perf-script");
+  ASSERT_EQ(c.samples.size(), 2u);  // two tasks, one stack
+  EXPECT_EQ(c.samples[0].tid, 812);
+  EXPECT_EQ(c.samples[0].weight, 2u);
+  EXPECT_EQ(c.samples[1].tid, 813);
+  EXPECT_EQ(c.samples[1].weight, 1u);
+  EXPECT_EQ(c.samples[0].stack, c.samples[1].stack);
 }
