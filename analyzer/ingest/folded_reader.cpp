@@ -39,13 +39,6 @@ bool split_count(std::string_view line, std::string_view& frames, uint64_t& coun
   return !frames.empty();
 }
 
-bool is_bcc_marker(std::string_view frames) {
-  return frames.find(";-;") != std::string_view::npos ||
-         frames.find(";--;") != std::string_view::npos ||
-         frames.find("[Missed User Stack]") != std::string_view::npos ||
-         frames.find("[Missed Kernel Stack]") != std::string_view::npos;
-}
-
 // A frame cache in front of the interning: folded inputs repeat the same few thousand
 // frame texts millions of times. Keys point into the StringTable, which never moves them.
 class FrameCache {
@@ -112,6 +105,7 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
   StackTable& stacks = out.stacks();
   FrameCache cache(stacks);
   std::vector<FrameId> root_first, leaf_first;
+  std::vector<std::string_view> segments;
   std::set<std::pair<StrId, StrId>> wakeups;
   struct Total {
     StackId stack;
@@ -130,31 +124,47 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
       out.skip_line(in);
       continue;
     }
-    if (!bcc && is_bcc_marker(frames)) bcc = true;
+    // One pass splits the frames; the delimiters and annotations are then told apart by
+    // looking at the pieces, not by searching the line again.
+    segments.clear();
+    const char* start = frames.data();
+    const char* const stop = frames.data() + frames.size();
+    for (const char* c = start; c != stop; ++c) {
+      if (*c == ';') {
+        segments.emplace_back(start, static_cast<size_t>(c - start));
+        start = c + 1;
+      }
+    }
+    segments.emplace_back(start, static_cast<size_t>(stop - start));
+    size_t target_end = segments.size();  // offwaketime: the target's frames end at "--"
+    bool delimited = false, annotated = false;
+    for (size_t i = 0; i < segments.size(); ++i) {
+      std::string_view f = segments[i];
+      if (f == "--" && target_end == segments.size()) {
+        target_end = i;
+        bcc = true;
+      } else if (f == "-") {
+        delimited = delimited || i < target_end;
+        bcc = true;
+      } else if (!f.empty() && f.front() == '[' && f.starts_with("[Missed ")) {
+        bcc = true;
+      } else if (f.ends_with("_[k]")) {
+        annotated = true;
+      }
+    }
     root_first.clear();
     // Frames before a "-" are user frames in bcc's delimited output; after, kernel. In a
     // line that annotates kernel frames ("_[k]"), the frames without it are user frames.
-    const bool delimited = frames.find(";-;") != std::string_view::npos;
-    const bool annotated = frames.find("_[k]") != std::string_view::npos;
     FrameKind kind = delimited || annotated ? FrameKind::user : FrameKind::kernel;
-    std::string_view target = frames, waker;
-    if (size_t w = frames.find(";--;"); w != std::string_view::npos) {
-      target = frames.substr(0, w);
-      waker = frames.substr(w + 4);
-    }
     bool too_deep = false;
-    size_t pos = 0;
+    size_t first = 0;
     StrId comm = 0;
     if (delimited) {  // bcc: the root frame is the task's command
-      size_t semi = target.find(';');
-      comm = out.intern(target.substr(0, semi));
-      pos = semi + 1;
+      comm = out.intern(segments[0]);
+      first = 1;
     }
-    while (pos <= target.size()) {
-      size_t semi = target.find(';', pos);
-      if (semi == std::string_view::npos) semi = target.size();
-      std::string_view f = target.substr(pos, semi - pos);
-      pos = semi + 1;
+    for (size_t i = first; i < target_end; ++i) {
+      std::string_view f = segments[i];
       if (f.empty()) continue;
       if (f == "-") {
         kind = FrameKind::kernel;
@@ -181,10 +191,10 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
     auto [it, added] = totals.try_emplace((uint64_t{stack} << 32) | comm, order.size());
     if (added) order.push_back({stack, comm, 0});
     order[it->second].weight += count;
-    if (!waker.empty()) {
+    if (target_end + 1 < segments.size()) {
       // offwaketime: "...;--;<waker kernel leaf..root>;-;<waker user>;waker": last is comm.
-      std::string_view waker_comm = waker.substr(waker.rfind(';') + 1);
-      std::string_view target_comm = target.substr(0, target.find(';'));
+      std::string_view waker_comm = segments.back();
+      std::string_view target_comm = segments[0];
       StrId t = out.intern(target_comm), w = out.intern(waker_comm);
       if (wakeups.emplace(t, w).second) {
         WaitsOnFact fact;
