@@ -21,6 +21,7 @@ struct ReportOptions {
   std::string format = "text";
   std::string output;        // empty: standard output
   std::string input_format;  // empty: detect
+  std::string rules;         // a rule file added to the built-in rules; empty: none
 };
 
 struct RecordOptions {

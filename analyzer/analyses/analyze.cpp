@@ -4,8 +4,10 @@ namespace hangscope {
 
 Analysis analyze(const Capture& capture, const AnalysisOptions& options) {
   Analysis a;
-  a.classification = classify(capture.stacks, options.rules ? *options.rules : builtin_rules());
+  const RuleSet& rules = options.rules ? *options.rules : builtin_rules();
+  a.classification = classify(capture.stacks, rules);
   a.summary = summarize(capture, a.classification, options.summary);
+  a.graph = build_graph(capture, a.classification, rules);
   return a;
 }
 

@@ -5,9 +5,11 @@
 namespace hangscope {
 
 std::span<const Renderer* const> renderers() {
-  static const std::array<const Renderer*, 2> all = {
+  static const std::array<const Renderer*, 4> all = {
       &render::text_renderer(),
       &render::folded_renderer(),
+      &render::dot_renderer(),
+      &render::json_renderer(),
   };
   return all;
 }

@@ -1,11 +1,19 @@
 // The renderers of the render stage, one per output format, each in its own file.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "hangscope/render.hpp"
 
 namespace hangscope::render {
 
 const Renderer& text_renderer();    // text.cpp: the summary for a person at a terminal
 const Renderer& folded_renderer();  // folded.cpp: FlameGraph's collapsed stacks
+const Renderer& dot_renderer();     // dot.cpp: the waits-on graph for Graphviz
+const Renderer& json_renderer();    // json.cpp: everything, for programs
+
+// verdict_words.cpp: the verdict as lines of text (possible deadlocks, then findings).
+std::vector<std::string> verdict_lines(const Report& report);
 
 }  // namespace hangscope::render

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "hangscope/classify.hpp"
+#include "hangscope/graph.hpp"
 #include "hangscope/model.hpp"
 #include "hangscope/summary.hpp"
 
@@ -15,6 +16,7 @@ struct AnalysisOptions {
 struct Analysis {
   Classification classification;
   Summary summary;
+  WaitGraph graph;  // who waits for whom: chains to the roots, deadlocks, the verdict
 };
 
 Analysis analyze(const Capture& capture, const AnalysisOptions& options = {});

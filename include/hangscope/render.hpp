@@ -18,6 +18,7 @@ struct Report {
   const Analysis& analysis;
   const Classification& classification() const { return analysis.classification; }
   const Summary& summary() const { return analysis.summary; }
+  const WaitGraph& graph() const { return analysis.graph; }
 };
 
 // Options shared by the renderers; each reads the ones that concern it.

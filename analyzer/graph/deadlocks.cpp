@@ -1,0 +1,198 @@
+// Possible deadlocks: tasks that wait for each other at the same time. Edges between
+// tasks are drawn per snapshot (one round of a capture, or a whole dump) from the
+// kernel's explicit statements and from the holder rules that identify the holder
+// itself (confidence "strong": the checkpointer, the commit thread, the handle
+// holders), not from those that only know its kind (some directory's lock holder),
+// which would join unrelated tasks into cycles. Each strongly connected component of
+// two tasks or more is a cycle. A cycle of waits that happened at different times is
+// no deadlock, which is why this is not done on the aggregated graph; in a capture, a
+// cycle must be seen in two rounds or more (a real deadlock stays). Cost: linear in
+// samples, plus the candidates of each waiter (at most kMaxHolders) in its snapshot.
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/strong_components.hpp>
+
+#include "graph_context.hpp"
+
+namespace hangscope::graph_impl {
+
+namespace {
+
+constexpr size_t kMaxHolders = 32;
+
+struct TaskEdge {
+  uint32_t from = 0, to = 0;  // local vertices
+  Confidence confidence = Confidence::assumed;
+  std::string_view reason;
+};
+
+struct Found {
+  Deadlock deadlock;
+  uint32_t seen = 0;
+  bool in_dump = false;  // seen in a snapshot without rounds: one look is all there is
+};
+
+class Finder {
+ public:
+  explicit Finder(Context& c) : c_(c), index_(c), bucket_(c.rules.groups.size()) {
+    for (const WaitsOnFact& f : c.capture.facts) facts_.emplace(TaskKey{f.source, f.waiter_tid}, &f);
+  }
+
+  void snapshot(const std::vector<uint32_t>& samples, bool dump) {
+    if (samples.empty()) return;
+    ++snapshots_;
+    dump_ = dump;
+    const Capture& cap = c_.capture;
+    vertex_.clear();
+    sample_of_.clear();
+    edges_.clear();
+    for (uint32_t i : samples) {
+      auto [it, inserted] = vertex_.try_emplace(key_of(cap.samples[i]), sample_of_.size());
+      if (!inserted) continue;  // a task twice in one snapshot: its first sample speaks
+      sample_of_.push_back(i);
+      const uint32_t v = static_cast<uint32_t>(sample_of_.size() - 1);
+      index_.for_each(cap.samples[i], [&](uint32_t r) {
+        if (bucket_[r].empty()) touched_.push_back(r);
+        bucket_[r].push_back(v);
+      });
+    }
+    for (uint32_t v = 0; v < sample_of_.size(); ++v) waits_of(v);
+    for (uint32_t r : touched_) bucket_[r].clear();
+    touched_.clear();
+    if (!edges_.empty()) components();
+  }
+
+  std::vector<Deadlock> result() {
+    std::vector<Deadlock> out;
+    for (auto& [key, f] : found_) {
+      if (!f.in_dump && f.seen < 2) continue;
+      f.deadlock.seen = f.seen;
+      f.deadlock.snapshots = snapshots_;
+      out.push_back(std::move(f.deadlock));
+    }
+    std::stable_sort(out.begin(), out.end(), [](const Deadlock& a, const Deadlock& b) {
+      if (a.confidence != b.confidence) return a.confidence > b.confidence;
+      return a.seen > b.seen;
+    });
+    return out;
+  }
+
+ private:
+  void waits_of(uint32_t v) {
+    const Capture& cap = c_.capture;
+    const uint32_t i = sample_of_[v];
+    const TaskSample& s = cap.samples[i];
+    auto [first, last] = facts_.equal_range(key_of(s));
+    if (first != last) {  // the kernel said whom it waits for: nothing else is guessed
+      for (auto it = first; it != last; ++it) {
+        auto h = vertex_.find(TaskKey{s.source, it->second->holder_tid});
+        if (h != vertex_.end())
+          edges_.push_back({v, h->second, Confidence::stated, cap.strings().get(it->second->kind)});
+      }
+      return;
+    }
+    const uint32_t wait = c_.cls.wait(s.stack);
+    const uint32_t r = c_.cls.groups[wait].rule;
+    if (r == kNoRule) return;
+    const HolderRule& h = c_.rules.groups[r].holder;
+    if (h.confidence != Confidence::strong) return;
+    size_t n = 0;
+    for (uint32_t u : bucket_[r]) {
+      const uint32_t j = sample_of_[u];
+      // A task waiting for the same kind of resource is not taken for its holder: the
+      // rules cannot tell one instance from another (one directory from the next).
+      if (u == v || c_.cls.wait(cap.samples[j].stack) == wait) continue;
+      bool assumed = false;
+      if (h.scope == HolderScope::process && cap.samples[j].pid != s.pid) continue;
+      if (h.scope == HolderScope::device) {
+        const uint32_t a = c_.device[i], b = c_.device[j];
+        if (a && b && a != b) continue;
+        assumed = !a || !b || c_.device_assumed[i] || c_.device_assumed[j];
+      }
+      edges_.push_back({v, u, assumed ? Confidence::assumed : h.confidence, h.label});
+      if (++n == kMaxHolders) break;
+    }
+  }
+
+  void components() {
+    using Digraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+    const size_t nv = sample_of_.size();
+    Digraph g(nv);
+    for (const TaskEdge& e : edges_) boost::add_edge(e.from, e.to, g);
+    comp_.assign(nv, 0);
+    const int ncomp = boost::strong_components(
+        g, boost::make_iterator_property_map(comp_.begin(), boost::get(boost::vertex_index, g)));
+    if (ncomp == static_cast<int>(nv)) return;  // every task alone: no cycle
+    std::vector<std::vector<uint32_t>> members(ncomp);
+    for (uint32_t v = 0; v < nv; ++v) members[comp_[v]].push_back(v);
+    for (int k = 0; k < ncomp; ++k) {
+      if (members[k].size() < 2) continue;
+      record(members[k], k);
+    }
+  }
+
+  void record(const std::vector<uint32_t>& vs, int k) {
+    const Capture& cap = c_.capture;
+    std::vector<std::pair<uint16_t, int32_t>> key;
+    for (uint32_t v : vs) key.emplace_back(cap.samples[sample_of_[v]].source, cap.samples[sample_of_[v]].tid);
+    std::sort(key.begin(), key.end());
+    Found& f = found_[key];
+    ++f.seen;
+    f.in_dump = f.in_dump || dump_;
+    Deadlock& d = f.deadlock;
+    d.tasks.clear();
+    d.nodes.clear();
+    for (uint32_t v : vs) {
+      d.tasks.push_back(example_of(cap.samples[sample_of_[v]]));
+      d.nodes.push_back(c_.node[sample_of_[v]]);
+    }
+    bool first = true;
+    Confidence weakest = Confidence::stated;
+    for (const TaskEdge& e : edges_) {
+      if (comp_[e.from] != k || comp_[e.to] != k) continue;
+      weakest = first || e.confidence < weakest ? e.confidence : weakest;
+      first = false;
+      std::string reason(e.reason);
+      if (std::find(d.reasons.begin(), d.reasons.end(), reason) == d.reasons.end())
+        d.reasons.push_back(reason);
+    }
+    d.confidence = f.seen == 1 ? weakest : std::max(d.confidence, weakest);
+  }
+
+  Context& c_;
+  HolderIndex index_;
+  std::unordered_multimap<TaskKey, const WaitsOnFact*, TaskKeyHash> facts_;
+  std::vector<std::vector<uint32_t>> bucket_;  // rule -> vertices that hold or serve it
+  std::vector<uint32_t> touched_;
+  std::unordered_map<TaskKey, uint32_t, TaskKeyHash> vertex_;
+  std::vector<uint32_t> sample_of_;  // vertex -> sample
+  std::vector<TaskEdge> edges_;
+  std::vector<int> comp_;
+  std::map<std::vector<std::pair<uint16_t, int32_t>>, Found> found_;
+  uint32_t snapshots_ = 0;
+  bool dump_ = false;
+};
+
+}  // namespace
+
+void find_deadlocks(Context& c) {
+  const Capture& cap = c.capture;
+  std::vector<std::vector<uint32_t>> by_round(cap.rounds.size());
+  std::vector<std::vector<uint32_t>> by_source(cap.sources.size());
+  for (uint32_t i = 0; i < cap.samples.size(); ++i) {
+    const TaskSample& s = cap.samples[i];
+    if (s.round != kNoRound)
+      by_round[s.round].push_back(i);
+    else
+      by_source[s.source].push_back(i);
+  }
+  Finder finder(c);
+  for (const auto& samples : by_round) finder.snapshot(samples, false);
+  for (const auto& samples : by_source) finder.snapshot(samples, true);
+  c.graph.deadlocks = finder.result();
+}
+
+}  // namespace hangscope::graph_impl
