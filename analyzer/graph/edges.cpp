@@ -35,7 +35,6 @@ void add_fact_edges(Context& c, EdgeSet& edges, TaskSet& explained) {
     const std::vector<uint32_t>& hs = samples_of[holder];
     std::string reason(cap.strings().get(f.kind));
     if (reason.empty()) reason = "lock";
-    reason += " (kernel)";
 
     // Where the holder is: the nodes of its samples, or a node of its own.
     TaskExample holder_task{hs.empty() ? 0 : cap.samples[hs.front()].pid, f.holder_tid,

@@ -1,10 +1,11 @@
-// The verdict: for each root (most blocked threads behind it first), the subsystem
-// whose groups lead into it is the subject ("the jbd2 journal of loop0"); its groups'
-// waiters are named by their rule's phrase and holder, and the groups that wait behind
-// them are summed. A root may be reached from several subsystems (the journal and page
-// writeback both end at the device): each gives a finding, and a group is counted in
-// the first finding only. Role groups (the commit thread, the checkpointer) are the
-// subject's own threads, not its victims; idle threads are nobody's victims.
+// The verdict: for each root (most blocked threads behind it first), the groups that
+// lead into it name the subject, in their rule's words ("the jbd2 journal of loop0");
+// every group that reaches the root and has the same subject waits on it directly,
+// named by its phrase and holder; the groups that wait behind those are summed. A root
+// may be reached from several subjects (the journal and page writeback both end at the
+// device): each gives a finding, and a group is counted in the first one only. Role
+// groups (the commit thread, the checkpointer) are the subject's own threads, not its
+// victims; idle threads and unclassified stacks are nobody's victims.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -40,8 +41,11 @@ class VerdictWriter {
   }
 
  private:
-  bool victim(uint32_t v) const {
+  bool waiting(uint32_t v) const {
     return g_.nodes[v].kind == NodeKind::group && !c_.idle_node(v);
+  }
+  bool victim(uint32_t v) const {
+    return waiting(v) && !c_.cls.groups[g_.nodes[v].group].unclassified;
   }
   const std::string& subsystem(uint32_t v) const {
     return c_.cls.groups[g_.nodes[v].group].subsystem;
@@ -77,34 +81,51 @@ class VerdictWriter {
     return w;
   }
 
+  // "storm-w7 (22800)"; "" for a task nothing is known of (folded stacks).
   std::string task_words(const TaskExample& t) const {
     std::string_view comm = c_.capture.strings().get(t.comm);
+    if (t.tid == 0) return std::string(comm);
     return fmt::format("{} ({})", comm.empty() ? "?" : comm, t.tid);
   }
 
-  // Who a node waits for, in words: the heaviest holder of its heaviest edge.
-  std::string holder_of(uint32_t v, bool with_label) const {
+  const GraphEdge* heaviest_edge(uint32_t v) const {
     const GraphEdge* best = nullptr;
     for (uint32_t e : out_[v])
       if (!best || g_.edges[e].weight > best->weight) best = &g_.edges[e];
-    if (!best) return {};
-    const GraphNode& to = g_.nodes[best->to];
-    std::string who;
-    if (!best->holders.empty())
-      who = task_words(best->holders.front().task);
-    else if (to.kind != NodeKind::group)
-      return to.label;
-    if (who.empty()) return {};
-    return with_label && !best->reason.empty() ? best->reason + " " + who : who;
+    return best;
   }
 
-  std::string fill(std::string text, uint32_t v, const std::string& device) const {
+  // Who a node waits for, in words: the heaviest holder of its heaviest edge, with
+  // the rule's name for it ("checkpointer storm-w7 (22800)"), or the holder nobody saw.
+  std::string holder_of(uint32_t v) const {
+    const GraphEdge* best = heaviest_edge(v);
+    if (!best) return {};
+    const GraphNode& to = g_.nodes[best->to];
+    std::string who = best->holders.empty() ? std::string() : task_words(best->holders.front().task);
+    if (who.empty()) return to.kind == NodeKind::group ? best->reason : to.label;
+    if (best->confidence == Confidence::stated) return fmt::format("{}: {}", best->reason, who);
+    return best->reason.empty() ? who : best->reason + " " + who;
+  }
+
+  // The subject of a node, in its rule's words: {device} and {holder} filled in.
+  std::string subject_of(uint32_t v) const {
+    const GraphNode& n = g_.nodes[v];
+    const GroupRule* rule = c_.rule_of_group(n.group);
+    if (!rule || rule->subject.empty()) return c_.cls.groups[n.group].title;
+    std::string text = rule->subject;
     auto replace = [&](std::string_view key, const std::string& value) {
       for (size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, key.size(), value);
     };
-    replace("{device}", device.empty() ? "an unknown device" : device);
+    replace("{device}", n.device.empty() ? "an unknown device" : n.device);
     if (text.find("{holder}") != std::string::npos) {
-      std::string who = holder_of(v, false);
+      const GraphEdge* best = heaviest_edge(v);
+      std::string who;
+      if (best && !best->holders.empty()) {
+        const TaskExample& t = best->holders.front().task;
+        std::string_view comm = c_.capture.strings().get(t.comm);
+        if (t.pid != 0 || t.tid != 0)
+          who = fmt::format("{} (pid {})", comm.empty() ? "?" : comm, t.pid ? t.pid : t.tid);
+      }
       replace("{holder}", who);
       while (text.ends_with(' ')) text.pop_back();
     }
@@ -123,7 +144,7 @@ class VerdictWriter {
   }
 
   void root(uint32_t r) {
-    // The subsystems leading into the root, by the blocked threads behind each.
+    // The subjects leading into the root, by the blocked threads behind each.
     std::vector<uint32_t> preds;
     for (uint32_t e : into_[r])
       if (victim(g_.edges[e].from)) preds.push_back(g_.edges[e].from);
@@ -131,62 +152,40 @@ class VerdictWriter {
     std::map<std::string, double> score;
     for (uint32_t p : preds) {
       double behind = weight_of(reaching({p}));
-      double& s = score[subsystem(p)];
+      double& s = score[subject_of(p)];
       s = std::max(s, behind);
     }
     std::vector<std::pair<double, std::string>> order;
-    for (const auto& [sub, s] : score) order.emplace_back(s, sub);
+    for (const auto& [subject, s] : score) order.emplace_back(s, subject);
     std::stable_sort(order.begin(), order.end(),
                      [](const auto& a, const auto& b) { return a.first > b.first; });
     const std::vector<char> to_root = reaching({r});
-    for (const auto& [s, sub] : order) finding(r, sub, to_root);
+    for (const auto& [s, subject] : order) finding(r, subject, to_root);
   }
 
-  void finding(uint32_t r, const std::string& sub, const std::vector<char>& to_root) {
+  void finding(uint32_t r, const std::string& subject, const std::vector<char>& to_root) {
     std::vector<uint32_t> cluster;
     for (uint32_t v = 0; v < g_.nodes.size(); ++v)
-      if (to_root[v] && victim(v) && !counted_[v] && subsystem(v) == sub) cluster.push_back(v);
+      if (to_root[v] && victim(v) && !counted_[v] && subject_of(v) == subject) cluster.push_back(v);
     if (cluster.empty()) return;
     const std::vector<char> behind_set = reaching(cluster);
     Finding f;
     f.root = r;
-    // The subject: the heaviest node of the cluster that has words for it.
-    uint32_t subject = cluster.front();
-    double device_weight = -1;
-    std::string device;
-    for (uint32_t v : cluster) {
-      const GraphNode& n = g_.nodes[v];
-      if (!n.device.empty() && n.weight > device_weight) {
-        device_weight = n.weight;
-        device = n.device;
-      }
-      const GroupRule* rule = c_.rule_of_group(n.group);
-      const GroupRule* best = c_.rule_of_group(g_.nodes[subject].group);
-      bool has = rule && !rule->subject.empty();
-      bool best_has = best && !best->subject.empty();
-      if ((has && !best_has) || (has == best_has && n.weight > g_.nodes[subject].weight)) subject = v;
-    }
-    const GroupRule* srule = c_.rule_of_group(g_.nodes[subject].group);
-    f.subject = srule && !srule->subject.empty()
-                    ? fill(srule->subject, subject, device)
-                    : c_.cls.groups[g_.nodes[subject].group].title;
-    if (g_.nodes[r].device.empty() && !device.empty() && g_.nodes[r].kind == NodeKind::device)
-      f.assumed_one_fs = true;
-
+    f.subject = subject;
     for (uint32_t v : cluster) {
       if (c_.role_node(v)) continue;
       const GroupRule* rule = c_.rule_of_group(g_.nodes[v].group);
       std::string phrase = rule ? rule->phrase : "in " + c_.cls.groups[g_.nodes[v].group].title;
-      merge(f.waits, g_.nodes[v].weight, phrase, holder_of(v, true));
+      merge(f.waits, g_.nodes[v].weight, phrase, holder_of(v));
     }
+    for (uint32_t v : cluster) counted_[v] = 1;
     for (uint32_t v = 0; v < g_.nodes.size(); ++v) {
-      if (!behind_set[v] || !victim(v) || counted_[v] || subsystem(v) == sub) continue;
+      if (!behind_set[v] || !victim(v) || counted_[v]) continue;
       const GroupRule* rule = c_.rule_of_group(g_.nodes[v].group);
       merge(f.behind, g_.nodes[v].weight,
             rule ? rule->phrase : "in " + c_.cls.groups[g_.nodes[v].group].title, "");
       counted_[v] = 1;
     }
-    for (uint32_t v : cluster) counted_[v] = 1;
     for (const GraphEdge& e : g_.edges)
       if (behind_set[e.from] && to_root[e.to] && e.assumed_one_fs) f.assumed_one_fs = true;
     auto heavier = [](const VerdictPart& a, const VerdictPart& b) { return a.weight > b.weight; };
@@ -194,10 +193,11 @@ class VerdictWriter {
     std::stable_sort(f.behind.begin(), f.behind.end(), heavier);
     for (const VerdictPart& p : f.waits) f.total += p.weight;
     for (const VerdictPart& p : f.behind) f.total += p.weight;
-    if (g_.nodes[r].kind == NodeKind::device || g_.nodes[r].kind == NodeKind::task) {
-      f.then = g_.nodes[r].label;  // (a holder nobody sampled is named by the parts)
-    } else if (g_.nodes[r].kind == NodeKind::group && victim(r) && out_[r].empty()) {
-      const GroupRule* rule = c_.rule_of_group(g_.nodes[r].group);
+    const GraphNode& root = g_.nodes[r];
+    if ((root.kind == NodeKind::device || root.kind == NodeKind::task) && root.label != subject) {
+      f.then = root.label;  // (a holder nobody sampled is named by the parts)
+    } else if (root.kind == NodeKind::group && victim(r) && out_[r].empty()) {
+      const GroupRule* rule = c_.rule_of_group(root.group);
       f.holder_unknown = !rule || !rule->holder.selects_tasks();
       f.holder_unseen = !f.holder_unknown;
     }
@@ -237,7 +237,7 @@ class VerdictWriter {
     std::map<std::string, double> by;
     double total = 0;
     for (uint32_t v = 0; v < g_.nodes.size(); ++v) {
-      if (!victim(v)) continue;
+      if (!waiting(v)) continue;
       by[subsystem(v)] += g_.nodes[v].weight;
       total += g_.nodes[v].weight;
     }
