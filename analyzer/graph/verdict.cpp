@@ -1,11 +1,11 @@
-// The verdict: for each root (most blocked threads behind it first), the groups that
-// lead into it name the subject, in their rule's words ("the jbd2 journal of loop0");
-// every group that reaches the root and has the same subject waits on it directly,
-// named by its phrase and holder; the groups that wait behind those are summed. A root
-// may be reached from several subjects (the journal and page writeback both end at the
-// device): each gives a finding, and a group is counted in the first one only. Role
-// groups (the commit thread, the checkpointer) are the subject's own threads, not its
-// victims; idle threads and unclassified stacks are nobody's victims.
+// The verdict. Every waiting group follows its heaviest edges to where its waits end
+// (its primary path); the last waiting group on that path is the culprit, and the
+// culprit's rule names the subject in words ("the jbd2 journal of loop0"). The groups
+// whose culprit has that subject make one finding: those with the same subject wait on
+// it directly (named by their phrase and holder), the others wait behind them. Each
+// group counts in one finding only. Role groups (the commit thread, the checkpointer)
+// are the subject's own threads, not its victims; idle threads and unclassified stacks
+// are nobody's victims.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -21,22 +21,43 @@ namespace {
 class VerdictWriter {
  public:
   explicit VerdictWriter(Context& c) : c_(c), g_(c.graph) {
-    into_.resize(g_.nodes.size());
     out_.resize(g_.nodes.size());
-    for (uint32_t e = 0; e < g_.edges.size(); ++e) {
-      if (g_.edges[e].from == g_.edges[e].to) continue;
-      into_[g_.edges[e].to].push_back(e);
-      out_[g_.edges[e].from].push_back(e);
-    }
-    counted_.assign(g_.nodes.size(), 0);
+    for (uint32_t e = 0; e < g_.edges.size(); ++e)
+      if (g_.edges[e].from != g_.edges[e].to) out_[g_.edges[e].from].push_back(e);
   }
 
   void run() {
     subsystems();
-    for (const Chain& chain : g_.chains) root(chain.nodes.back());
+    std::map<std::pair<uint32_t, std::string>, size_t> index;  // (end, subject) -> finding
+    std::vector<Finding>& findings = g_.verdict.findings;
+    for (uint32_t v = 0; v < g_.nodes.size(); ++v) {
+      if (!victim(v)) continue;
+      Path p = primary_path(v);
+      const std::string subject = subject_of(p.culprit);
+      auto [it, inserted] = index.try_emplace({p.end, subject}, findings.size());
+      if (inserted) {
+        findings.emplace_back();
+        findings.back().root = p.end;
+        findings.back().subject = subject;
+        describe_end(findings.back(), p.end);
+      }
+      Finding& f = findings[it->second];
+      f.assumed_one_fs = f.assumed_one_fs || p.assumed_one_fs;
+      if (c_.role_node(v)) continue;  // the subject's own threads
+      const GroupRule* rule = c_.rule_of_group(g_.nodes[v].group);
+      std::string phrase = rule ? rule->phrase : "in " + c_.cls.groups[g_.nodes[v].group].title;
+      if (subject_of(v) == subject)
+        merge(f.waits, g_.nodes[v].weight, phrase, holder_of(v));
+      else
+        merge(f.behind, g_.nodes[v].weight, phrase, "");
+    }
     merge_same_subject();
-    auto& f = g_.verdict.findings;
-    std::stable_sort(f.begin(), f.end(),
+    for (Finding& f : findings) {
+      for (const VerdictPart& p : f.waits) f.total += p.weight;
+      for (const VerdictPart& p : f.behind) f.total += p.weight;
+    }
+    std::erase_if(findings, [](const Finding& f) { return f.waits.empty() && f.behind.empty(); });
+    std::stable_sort(findings.begin(), findings.end(),
                      [](const Finding& a, const Finding& b) { return a.total > b.total; });
   }
 
@@ -51,34 +72,42 @@ class VerdictWriter {
     return c_.cls.groups[g_.nodes[v].group].subsystem;
   }
 
-  // Nodes from which `targets` can be reached (targets included).
-  std::vector<char> reaching(const std::vector<uint32_t>& targets) const {
-    std::vector<char> seen(g_.nodes.size(), 0);
-    std::vector<uint32_t> stack;
-    for (uint32_t t : targets)
-      if (!seen[t]) {
-        seen[t] = 1;
-        stack.push_back(t);
+  struct Path {
+    uint32_t end = 0;      // where the waits end: a node with no way further
+    uint32_t culprit = 0;  // the last waiting group on the way
+    bool assumed_one_fs = false;
+  };
+
+  // Follows the heaviest edges from v, never back to a node already on the path.
+  Path primary_path(uint32_t v) const {
+    Path p{v, v, false};
+    std::vector<uint32_t> on_path{v};
+    for (uint32_t at = v;;) {
+      const GraphEdge* next = nullptr;
+      for (uint32_t e : out_[at]) {
+        const GraphEdge& ge = g_.edges[e];
+        if (std::find(on_path.begin(), on_path.end(), ge.to) != on_path.end()) continue;
+        if (!next || ge.weight > next->weight) next = &ge;
       }
-    while (!stack.empty()) {
-      uint32_t x = stack.back();
-      stack.pop_back();
-      for (uint32_t e : into_[x]) {
-        uint32_t y = g_.edges[e].from;
-        if (!seen[y]) {
-          seen[y] = 1;
-          stack.push_back(y);
-        }
-      }
+      if (!next) break;
+      p.assumed_one_fs = p.assumed_one_fs || next->assumed_one_fs;
+      at = next->to;
+      on_path.push_back(at);
+      p.end = at;
+      if (victim(at)) p.culprit = at;
     }
-    return seen;
+    return p;
   }
 
-  double weight_of(const std::vector<char>& set) const {
-    double w = 0;
-    for (uint32_t v = 0; v < g_.nodes.size(); ++v)
-      if (set[v] && victim(v) && !counted_[v]) w += g_.nodes[v].weight;
-    return w;
+  void describe_end(Finding& f, uint32_t end) const {
+    const GraphNode& n = g_.nodes[end];
+    if ((n.kind == NodeKind::device || n.kind == NodeKind::task) && n.label != f.subject) {
+      f.then = n.label;  // (a holder nobody sampled is named by the parts)
+    } else if (n.kind == NodeKind::group && victim(end) && out_[end].empty()) {
+      const GroupRule* rule = c_.rule_of_group(n.group);
+      f.holder_unknown = !rule || !rule->holder.selects_tasks();
+      f.holder_unseen = !f.holder_unknown;
+    }
   }
 
   // "storm-w7 (22800)"; "" for a task nothing is known of (folded stacks).
@@ -143,67 +172,6 @@ class VerdictWriter {
     parts.push_back({w, phrase, holder});
   }
 
-  void root(uint32_t r) {
-    // The subjects leading into the root, by the blocked threads behind each.
-    std::vector<uint32_t> preds;
-    for (uint32_t e : into_[r])
-      if (victim(g_.edges[e].from)) preds.push_back(g_.edges[e].from);
-    if (victim(r)) preds.push_back(r);
-    std::map<std::string, double> score;
-    for (uint32_t p : preds) {
-      double behind = weight_of(reaching({p}));
-      double& s = score[subject_of(p)];
-      s = std::max(s, behind);
-    }
-    std::vector<std::pair<double, std::string>> order;
-    for (const auto& [subject, s] : score) order.emplace_back(s, subject);
-    std::stable_sort(order.begin(), order.end(),
-                     [](const auto& a, const auto& b) { return a.first > b.first; });
-    const std::vector<char> to_root = reaching({r});
-    for (const auto& [s, subject] : order) finding(r, subject, to_root);
-  }
-
-  void finding(uint32_t r, const std::string& subject, const std::vector<char>& to_root) {
-    std::vector<uint32_t> cluster;
-    for (uint32_t v = 0; v < g_.nodes.size(); ++v)
-      if (to_root[v] && victim(v) && !counted_[v] && subject_of(v) == subject) cluster.push_back(v);
-    if (cluster.empty()) return;
-    const std::vector<char> behind_set = reaching(cluster);
-    Finding f;
-    f.root = r;
-    f.subject = subject;
-    for (uint32_t v : cluster) {
-      if (c_.role_node(v)) continue;
-      const GroupRule* rule = c_.rule_of_group(g_.nodes[v].group);
-      std::string phrase = rule ? rule->phrase : "in " + c_.cls.groups[g_.nodes[v].group].title;
-      merge(f.waits, g_.nodes[v].weight, phrase, holder_of(v));
-    }
-    for (uint32_t v : cluster) counted_[v] = 1;
-    for (uint32_t v = 0; v < g_.nodes.size(); ++v) {
-      if (!behind_set[v] || !victim(v) || counted_[v]) continue;
-      const GroupRule* rule = c_.rule_of_group(g_.nodes[v].group);
-      merge(f.behind, g_.nodes[v].weight,
-            rule ? rule->phrase : "in " + c_.cls.groups[g_.nodes[v].group].title, "");
-      counted_[v] = 1;
-    }
-    for (const GraphEdge& e : g_.edges)
-      if (behind_set[e.from] && to_root[e.to] && e.assumed_one_fs) f.assumed_one_fs = true;
-    auto heavier = [](const VerdictPart& a, const VerdictPart& b) { return a.weight > b.weight; };
-    std::stable_sort(f.waits.begin(), f.waits.end(), heavier);
-    std::stable_sort(f.behind.begin(), f.behind.end(), heavier);
-    for (const VerdictPart& p : f.waits) f.total += p.weight;
-    for (const VerdictPart& p : f.behind) f.total += p.weight;
-    const GraphNode& root = g_.nodes[r];
-    if ((root.kind == NodeKind::device || root.kind == NodeKind::task) && root.label != subject) {
-      f.then = root.label;  // (a holder nobody sampled is named by the parts)
-    } else if (root.kind == NodeKind::group && victim(r) && out_[r].empty()) {
-      const GroupRule* rule = c_.rule_of_group(root.group);
-      f.holder_unknown = !rule || !rule->holder.selects_tasks();
-      f.holder_unseen = !f.holder_unknown;
-    }
-    if (f.total > 0 || !f.waits.empty()) g_.verdict.findings.push_back(std::move(f));
-  }
-
   // Findings about the same subject through different roots (the journal's log-space
   // waiters reach the checkpointer, its commit waiters the commit thread) are one.
   void merge_same_subject() {
@@ -217,7 +185,6 @@ class VerdictWriter {
         out.push_back(std::move(f));
         continue;
       }
-      same->total += f.total;
       for (const VerdictPart& p : f.waits) merge(same->waits, p.weight, p.phrase, p.holder);
       for (const VerdictPart& p : f.behind) merge(same->behind, p.weight, p.phrase, p.holder);
       if (same->then.empty()) same->then = f.then;
@@ -249,8 +216,7 @@ class VerdictWriter {
 
   Context& c_;
   WaitGraph& g_;
-  std::vector<std::vector<uint32_t>> into_, out_;  // edge indexes per node
-  std::vector<char> counted_;
+  std::vector<std::vector<uint32_t>> out_;  // edge indexes per node
 };
 
 }  // namespace
