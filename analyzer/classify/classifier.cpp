@@ -27,10 +27,13 @@ struct Candidate {
   uint32_t position = kUnset;  // index of the blocking frame, leaf first
   Tier tier = Tier::generic;
   bool constrained = false;
+  bool on_scheduler = false;  // the blocking frame is a scheduler frame (io_schedule)
 
   bool better_than(const Candidate& o) const {
     if (o.match == kUnset) return true;
     if (tier != o.tier) return tier < o.tier;
+    // io_schedule says only that a wait is I/O: the primitive under it says which.
+    if (on_scheduler != o.on_scheduler) return !on_scheduler;
     if (position != o.position) return position < o.position;
     if (constrained != o.constrained) return constrained;
     return match < o.match;
@@ -127,7 +130,8 @@ class Classifier {
       if (ok && match.innermost) ok = pos <= innermost;
       first_[m] = last_below_[m] = kUnset;
       if (!ok) continue;
-      Candidate c{m, match.rule, pos, rules().groups[match.rule].tier, match.constrained};
+      const bool sched = (index_.frame_class(frames_[pos]) & classify_impl::kScheduler) != 0;
+      Candidate c{m, match.rule, pos, rules().groups[match.rule].tier, match.constrained, sched};
       if (c.better_than(best)) best = c;
       if (c.tier != Tier::role && c.better_than(best_wait)) best_wait = c;
     }

@@ -5,12 +5,16 @@
 // show them, so that one rule set works on both only if these frames are looked through.
 // The lists themselves are data, in the [frames] and [aliases] tables of the rules.
 #include "compiled_rules.hpp"
+#include "hangscope/frame_text.hpp"
 
 namespace hangscope {
 
 namespace classify_impl {
 
+// Readers fold compiler suffixes already; a frame interned by other means still gets
+// "__mutex_lock.constprop.0" folded to "__mutex_lock" here.
 std::string_view CompiledRules::canonical(std::string_view function) const {
+  function = fold_symbol_suffixes(function);
   if (aliases_.empty()) return function;
   auto it = aliases_.find(function);
   return it == aliases_.end() ? function : it->second;

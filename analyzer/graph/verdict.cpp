@@ -21,6 +21,9 @@ namespace {
 class VerdictWriter {
  public:
   explicit VerdictWriter(Context& c) : c_(c), g_(c.graph) {
+    in_deadlock_.assign(g_.nodes.size(), 0);
+    for (const Deadlock& d : g_.deadlocks)
+      for (uint32_t n : d.nodes) in_deadlock_[n] = 1;
     out_.resize(g_.nodes.size());
     for (uint32_t e = 0; e < g_.edges.size(); ++e)
       if (g_.edges[e].from != g_.edges[e].to) out_[g_.edges[e].from].push_back(e);
@@ -33,6 +36,7 @@ class VerdictWriter {
     for (uint32_t v = 0; v < g_.nodes.size(); ++v) {
       if (!victim(v)) continue;
       Path p = primary_path(v);
+      if (in_deadlock_[p.culprit]) continue;  // the possible deadlock says it better
       const std::string subject = subject_of(p.culprit);
       auto [it, inserted] = index.try_emplace({p.end, subject}, findings.size());
       if (inserted) {
@@ -217,6 +221,7 @@ class VerdictWriter {
   Context& c_;
   WaitGraph& g_;
   std::vector<std::vector<uint32_t>> out_;  // edge indexes per node
+  std::vector<char> in_deadlock_;
 };
 
 }  // namespace
