@@ -86,6 +86,9 @@ const std::vector<Known>& known_stacks() {
       // ext4
       {"ext4:i_data_sem", {"ext4_map_blocks", "ext4_getblk", "ext4_bread", "__ext4_read_dirblock"}},
       {"ext4:i_data_sem", under(kReadSem, {"ext4_map_blocks", "ext4_getblk"})},
+      {"ext4:mballoc-lock", {"ext4_mb_initialize_context", "ext4_mb_new_blocks",
+                             "ext4_ext_map_blocks"}},
+      {"ext4:mballoc-lock", under(kMutex, {"ext4_mb_initialize_context", "ext4_mb_new_blocks"})},
       // overlayfs
       {"overlayfs:workdir", {"ovl_cleanup_and_whiteout", "ovl_do_remove", "vfs_unlink",
                              "do_unlinkat"}},
@@ -195,11 +198,12 @@ const std::vector<Known>& known_stacks() {
       {"preempted:exit_to_user_mode_loop", {"__schedule", "schedule", "exit_to_user_mode_loop",
                                             "do_syscall_64"}},
       {"user:futex", {"futex_wait_queue", "__futex_wait", "futex_wait", "do_futex"}},
+      {"user:futex", {"futex_do_wait", "__futex_wait", "futex_wait", "do_futex"}},  // as on 6.18
       // generic: the primitive, named by its caller
       {"mutex:anon_pipe_write", under(kMutex, {"mutex_lock", "anon_pipe_write", "vfs_write"})},
-      {"mutex:ext4_mb_initialize_context", {"__schedule", "schedule",
-                                            "schedule_preempt_disabled", "__mutex_lock.constprop.0",
-                                            "ext4_mb_initialize_context"}},
+      {"mutex:ext4_mb_regular_allocator", {"__schedule", "schedule",
+                                           "schedule_preempt_disabled", "__mutex_lock.constprop.0",
+                                           "ext4_mb_regular_allocator"}},
       {"rwsem:iterate_supers", under(kReadSem, {"iterate_supers", "ksys_sync"})},
       {"rwsem:iterate_supers", {"__schedule", "rwsem_down_read_failed", "call_rwsem_down_read_failed",
                                 "down_read", "iterate_supers"}},  // 4.x
