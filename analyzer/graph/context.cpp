@@ -8,13 +8,43 @@
 
 namespace hangscope::graph_impl {
 
+namespace {
+
+bool heavier(const WeightedTask& a, const WeightedTask& b) {
+  return a.weight != b.weight ? a.weight > b.weight : a.task.tid < b.task.tid;
+}
+
+}  // namespace
+
+void HeavyTasks::add(const TaskSample& s, double weight) {
+  for (Slot& slot : slots_)
+    if (slot.task.task.tid == s.tid && slot.source == s.source) {
+      slot.task.weight += weight;
+      return;
+    }
+  if (slots_.size() < kSlots) {
+    slots_.push_back({s.source, {example_of(s), weight}});
+    return;
+  }
+  // Full: the lightest slot goes to the newcomer, which inherits its count.
+  Slot* lightest = &slots_[0];
+  for (Slot& slot : slots_)
+    if (slot.task.weight < lightest->task.weight) lightest = &slot;
+  *lightest = {s.source, {example_of(s), lightest->task.weight + weight}};
+}
+
+std::vector<WeightedTask> HeavyTasks::top(size_t n) const {
+  std::vector<WeightedTask> out;
+  for (const Slot& slot : slots_) out.push_back(slot.task);
+  std::sort(out.begin(), out.end(), heavier);
+  if (out.size() > n) out.resize(n);
+  return out;
+}
+
 std::vector<WeightedTask> TaskTally::top(size_t n) const {
   std::vector<WeightedTask> all;
   all.reserve(tasks_.size());
   for (const auto& [key, t] : tasks_) all.push_back(t);
-  auto heavier = [](const WeightedTask& a, const WeightedTask& b) {
-    return a.weight != b.weight ? a.weight > b.weight : a.task.tid < b.task.tid;
-  };
   if (all.size() > n) {
     std::partial_sort(all.begin(), all.begin() + static_cast<ptrdiff_t>(n), all.end(), heavier);
     all.resize(n);
@@ -117,8 +147,9 @@ EdgeSet::Acc& EdgeSet::at(uint32_t from, uint32_t to) {
 }
 
 void EdgeSet::add(uint32_t from, uint32_t to, double weight, Confidence confidence,
-                  bool assumed_one_fs, const std::string& reason, const TaskTally* holders,
-                  double holder_scale) {
+                  bool assumed_one_fs, const std::string& reason,
+                  const std::vector<WeightedTask>* holders, double holder_scale,
+                  uint16_t source) {
   Acc& a = at(from, to);
   const bool first = a.reasons.empty();
   a.edge.weight += weight;
@@ -128,8 +159,8 @@ void EdgeSet::add(uint32_t from, uint32_t to, double weight, Confidence confiden
   if (std::find(a.reasons.begin(), a.reasons.end(), reason) == a.reasons.end())
     a.reasons.push_back(reason);
   if (holders)
-    for (const auto& [key, t] : holders->all())
-      a.holders.add(WeightedTask{t.task, t.weight * holder_scale}, key.source);
+    for (const WeightedTask& t : *holders)
+      a.holders.add(WeightedTask{t.task, t.weight * holder_scale}, source);
 }
 
 void EdgeSet::add_holder(uint32_t from, uint32_t to, const WeightedTask& t, uint16_t source) {
@@ -164,14 +195,18 @@ HolderIndex::HolderIndex(const Context& c) : c_(c) {
 }
 
 const std::vector<uint32_t>& HolderIndex::by_comm(StrId comm) const {
-  auto [it, inserted] = comm_cache_.try_emplace(comm);
-  if (inserted) {
+  if (comm >= comm_index_.size()) comm_index_.resize(c_.capture.strings().size(), 0);
+  uint32_t& slot = comm_index_[comm];
+  if (slot == 0) {
+    std::vector<uint32_t> rules;
     std::string_view name = c_.capture.strings().get(comm);
     for (const auto& [p, r] : comm_rules_)
-      if (p.matches(name) && std::find(it->second.begin(), it->second.end(), r) == it->second.end())
-        it->second.push_back(r);
+      if (p.matches(name) && std::find(rules.begin(), rules.end(), r) == rules.end())
+        rules.push_back(r);
+    comm_lists_.push_back(std::move(rules));
+    slot = static_cast<uint32_t>(comm_lists_.size());
   }
-  return it->second;
+  return comm_lists_[slot - 1];
 }
 
 // A kworker executing a work item: the kernel log's "Workqueue:" line, or the

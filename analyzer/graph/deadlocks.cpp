@@ -85,7 +85,8 @@ class Finder {
     const Capture& cap = c_.capture;
     const uint32_t i = sample_of_[v];
     const TaskSample& s = cap.samples[i];
-    auto [first, last] = facts_.equal_range(key_of(s));
+    auto [first, last] = facts_.empty() ? std::make_pair(facts_.end(), facts_.end())
+                                        : facts_.equal_range(key_of(s));
     if (first != last) {  // the kernel said whom it waits for: nothing else is guessed
       for (auto it = first; it != last; ++it) {
         auto h = vertex_.find(TaskKey{s.source, it->second->holder_tid});

@@ -5,6 +5,7 @@
 // device, same process, or anywhere, as the rule says), in proportion to how often
 // each was seen; with no holder sampled, for the device or for a holder nobody saw.
 // Linear in samples: both sides are summed per (node, rule, device) before joining.
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -53,7 +54,7 @@ void add_fact_edges(Context& c, EdgeSet& edges, TaskSet& explained) {
     auto join = [&](uint32_t from, double weight) {
       for (const auto& [to, share] : holder_nodes) {
         const double w = weight * share / holder_total;
-        edges.add(from, to, w, Confidence::stated, false, reason, nullptr, 0);
+        edges.add(from, to, w, Confidence::stated, false, reason);
         edges.add_holder(from, to, WeightedTask{holder_task, w}, f.source);
       }
     };
@@ -82,9 +83,11 @@ struct KeyHash {
 
 // Holder candidates of one rule, summed per node, device and (for process scope) tgid.
 struct Candidate {
+  Key key;
   double samples = 0;
   bool device_assumed = false;
-  TaskTally tasks;  // weighted by samples
+  HeavyTasks heavy;                 // its heaviest tasks, weighted by samples
+  std::vector<WeightedTask> tasks;  // the same, once all samples are in
 };
 
 struct Waiting {
@@ -92,59 +95,105 @@ struct Waiting {
   bool device_assumed = false;
 };
 
+constexpr size_t kMaxPicks = 8;  // holder nodes per waiting group
+
+Key key_for(const Context& c, uint32_t sample, uint32_t rule) {
+  const HolderScope scope = c.rules.groups[rule].holder.scope;
+  return Key{c.node[sample], rule, scope == HolderScope::device ? c.device[sample] : 0,
+             scope == HolderScope::process ? c.capture.samples[sample].pid : 0};
+}
+
 void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
   const Capture& cap = c.capture;
   const RuleSet& rules = c.rules;
-  HolderIndex index(c);
 
-  std::vector<std::unordered_map<Key, Candidate, KeyHash>> candidates(rules.groups.size());
+  // Who waits, per node, rule, device and tgid.
   std::unordered_map<Key, Waiting, KeyHash> waiting;
+  std::vector<char> wanted(rules.groups.size(), 0);  // rules somebody waits on
+  std::unordered_set<uint64_t> wanted_process;       // (rule, tgid) of process scope
   for (uint32_t i = 0; i < cap.samples.size(); ++i) {
     const TaskSample& s = cap.samples[i];
-    index.for_each(s, [&](uint32_t r) {
-      const HolderScope scope = rules.groups[r].holder.scope;
-      Key k{c.node[i], r, scope == HolderScope::device ? c.device[i] : 0,
-            scope == HolderScope::process ? s.pid : 0};
-      Candidate& cand = candidates[r][k];
-      cand.samples += static_cast<double>(s.weight);
-      cand.device_assumed = cand.device_assumed || c.device_assumed[i];
-      cand.tasks.add(s, static_cast<double>(s.weight));
-    });
     if (!explained.empty() && explained.contains(key_of(s))) continue;
     const uint32_t r = c.cls.groups[c.cls.wait(s.stack)].rule;
     if (r == kNoRule || rules.groups[r].holder.empty()) continue;
-    const HolderScope scope = rules.groups[r].holder.scope;
-    Waiting& w = waiting[Key{c.node[i], r, scope == HolderScope::device ? c.device[i] : 0,
-                             scope == HolderScope::process ? s.pid : 0}];
+    Waiting& w = waiting[key_for(c, i, r)];
     w.weight += c.weight(s);
     w.device_assumed = w.device_assumed || c.device_assumed[i];
+    wanted[r] = 1;
+    if (rules.groups[r].holder.scope == HolderScope::process)
+      wanted_process.insert((uint64_t{r} << 32) | static_cast<uint32_t>(s.pid));
+  }
+  if (waiting.empty()) return;
+
+  // Who holds, for the rules somebody waits on.
+  HolderIndex index(c);
+  std::unordered_map<Key, uint32_t, KeyHash> cand_index;
+  std::vector<Candidate> cands;
+  for (uint32_t i = 0; i < cap.samples.size(); ++i) {
+    const TaskSample& s = cap.samples[i];
+    index.for_each(s, [&](uint32_t r) {
+      if (!wanted[r]) return;
+      if (rules.groups[r].holder.scope == HolderScope::process &&
+          !wanted_process.contains((uint64_t{r} << 32) | static_cast<uint32_t>(s.pid)))
+        return;
+      Key k = key_for(c, i, r);
+      auto [it, inserted] = cand_index.try_emplace(k, static_cast<uint32_t>(cands.size()));
+      if (inserted) cands.push_back(Candidate{k});
+      Candidate& cand = cands[it->second];
+      cand.samples += static_cast<double>(s.weight);
+      cand.device_assumed = cand.device_assumed || c.device_assumed[i];
+      cand.heavy.add(s, static_cast<double>(s.weight));
+    });
+  }
+  // Candidates by rule, and by rule and tgid for the rules of process scope.
+  std::vector<std::vector<uint32_t>> by_rule(rules.groups.size());
+  std::unordered_map<uint64_t, std::vector<uint32_t>> by_process;
+  for (uint32_t k = 0; k < cands.size(); ++k) {
+    cands[k].tasks = cands[k].heavy.top(3);
+    const Key& key = cands[k].key;
+    if (rules.groups[key.rule].holder.scope == HolderScope::process)
+      by_process[(uint64_t{key.rule} << 32) | static_cast<uint32_t>(key.tgid)].push_back(k);
+    else
+      by_rule[key.rule].push_back(k);
   }
 
   struct Pick {
-    const Key* key;
     const Candidate* cand;
     bool assumed;
   };
   std::vector<Pick> picks;
+  const std::vector<uint32_t> none;
   for (const auto& [k, w] : waiting) {
     const HolderRule& h = rules.groups[k.rule].holder;
     const bool device_scope = h.scope == HolderScope::device;
+    const std::vector<uint32_t>* list = &by_rule[k.rule];
+    if (h.scope == HolderScope::process) {
+      auto it = by_process.find((uint64_t{k.rule} << 32) | static_cast<uint32_t>(k.tgid));
+      list = it == by_process.end() ? &none : &it->second;
+    }
     picks.clear();
-    double total = 0;
-    for (const auto& [ck, cand] : candidates[k.rule]) {
-      if (ck.node == k.node) continue;  // a holder waiting in the same group holds nothing of it
-      if (h.scope == HolderScope::process && ck.tgid != k.tgid) continue;
+    for (uint32_t ci : *list) {
+      const Candidate& cand = cands[ci];
+      if (cand.key.node == k.node) continue;  // a holder waiting in the same group holds nothing of it
       bool assumed = false;
       if (device_scope) {
-        if (k.device && ck.device && k.device != ck.device) continue;
-        assumed = !k.device || !ck.device || w.device_assumed || cand.device_assumed;
+        if (k.device && cand.key.device && k.device != cand.key.device) continue;
+        assumed = !k.device || !cand.key.device || w.device_assumed || cand.device_assumed;
       }
-      picks.push_back({&ck, &cand, assumed});
-      total += cand.samples;
+      picks.push_back({&cand, assumed});
     }
+    // The heaviest holders only: a rule that selects many (every thread of a process)
+    // must not fan out into an edge to every group.
+    if (picks.size() > kMaxPicks) {
+      std::partial_sort(picks.begin(), picks.begin() + kMaxPicks, picks.end(),
+                        [](const Pick& a, const Pick& b) { return a.cand->samples > b.cand->samples; });
+      picks.resize(kMaxPicks);
+    }
+    double total = 0;
+    for (const Pick& p : picks) total += p.cand->samples;
     for (const Pick& p : picks) {
       const double weight = total > 0 ? w.weight * p.cand->samples / total : 0;
-      edges.add(k.node, p.key->node, weight, p.assumed ? Confidence::assumed : h.confidence,
+      edges.add(k.node, p.cand->key.node, weight, p.assumed ? Confidence::assumed : h.confidence,
                 p.assumed, h.label, &p.cand->tasks, total > 0 ? w.weight / total : 0);
     }
     if (!picks.empty() || h.fallback == HolderFallback::none) continue;
@@ -152,7 +201,7 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
     const uint32_t to = h.fallback == HolderFallback::device ? c.device_node(k.device)
                                                              : c.unseen_node(k.rule, k.device);
     edges.add(k.node, to, w.weight, assumed ? Confidence::assumed : h.confidence, assumed,
-              h.label, nullptr, 0);
+              h.label);
   }
 }
 

@@ -29,7 +29,25 @@ struct TaskKeyHash {
 inline TaskKey key_of(const TaskSample& s) { return {s.source, s.tid}; }
 inline TaskExample example_of(const TaskSample& s) { return {s.pid, s.tid, s.comm}; }
 
-// Sums weights per task and keeps the heaviest few.
+// The heaviest tasks of a stream, in constant space and without hashing (the "space
+// saving" heavy-hitter summary): exact while it has seen at most kSlots tasks, and
+// otherwise it keeps every task heavier than 1/kSlots of the total. Used for the
+// holders behind an edge, where every sample of a holder adds to one summary.
+class HeavyTasks {
+ public:
+  static constexpr size_t kSlots = 4;
+  void add(const TaskSample& s, double weight);
+  std::vector<WeightedTask> top(size_t n) const;
+
+ private:
+  struct Slot {
+    uint16_t source = 0;
+    WeightedTask task;
+  };
+  std::vector<Slot> slots_;
+};
+
+// Sums weights per task and keeps the heaviest few (for small sets: an edge's holders).
 class TaskTally {
  public:
   void add(const TaskSample& s, double weight) {
@@ -93,7 +111,8 @@ struct Context {
 class EdgeSet {
  public:
   void add(uint32_t from, uint32_t to, double weight, Confidence confidence, bool assumed_one_fs,
-           const std::string& reason, const TaskTally* holders, double holder_scale);
+           const std::string& reason, const std::vector<WeightedTask>* holders = nullptr,
+           double holder_scale = 0, uint16_t source = 0);
   void add_holder(uint32_t from, uint32_t to, const WeightedTask& t, uint16_t source);
   std::vector<GraphEdge> finish() const;
 
@@ -139,7 +158,9 @@ class HolderIndex {
   std::vector<std::vector<uint32_t>> by_group_;  // group -> rules naming it as holder
   std::vector<std::pair<FramePattern, uint32_t>> comm_rules_;
   std::vector<uint32_t> workqueue_rules_;
-  mutable std::unordered_map<StrId, std::vector<uint32_t>> comm_cache_;
+  // Per command name (by StrId): 1 + index into comm_lists_, 0 when not computed yet.
+  mutable std::vector<uint32_t> comm_index_;
+  mutable std::vector<std::vector<uint32_t>> comm_lists_;
   mutable std::vector<uint32_t> seen_;
 };
 
