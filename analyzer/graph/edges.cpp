@@ -138,7 +138,10 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
         return;
       Key k = key_for(c, i, r);
       auto [it, inserted] = cand_index.try_emplace(k, static_cast<uint32_t>(cands.size()));
-      if (inserted) cands.push_back(Candidate{k});
+      if (inserted) {
+        cands.emplace_back();
+        cands.back().key = k;
+      }
       Candidate& cand = cands[it->second];
       cand.samples += static_cast<double>(s.weight);
       cand.device_assumed = cand.device_assumed || c.device_assumed[i];

@@ -35,7 +35,7 @@ inline TaskExample example_of(const TaskSample& s) { return {s.pid, s.tid, s.com
 // holders behind an edge, where every sample of a holder adds to one summary.
 class HeavyTasks {
  public:
-  static constexpr size_t kSlots = 4;
+  static constexpr size_t kSlots = 16;
   void add(const TaskSample& s, double weight);
   std::vector<WeightedTask> top(size_t n) const;
 
