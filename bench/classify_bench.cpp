@@ -8,7 +8,6 @@
 //
 //   build/bench/hangscope_classify_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
-
 #include <fmt/format.h>
 
 #include <random>
@@ -51,8 +50,10 @@ const Capture& synthetic_capture() {
     const char* scheduler[] = {"__schedule", "schedule", "io_schedule", "schedule_timeout"};
     const char* entry[] = {"do_syscall_64", "entry_SYSCALL_64_after_hwframe"};
     std::vector<FrameId> filler, callers;
-    for (int i = 0; i < 20'000; ++i) filler.push_back(b.stacks().intern_frame(fmt::format("fn_{}", i)));
-    for (int i = 0; i < 300; ++i) callers.push_back(b.stacks().intern_frame(fmt::format("caller_{}", i)));
+    for (int i = 0; i < 20'000; ++i)
+      filler.push_back(b.stacks().intern_frame(fmt::format("fn_{}", i)));
+    for (int i = 0; i < 300; ++i)
+      callers.push_back(b.stacks().intern_frame(fmt::format("caller_{}", i)));
 
     std::vector<StackId> stacks;
     std::vector<FrameId> frames;
@@ -62,7 +63,8 @@ const Capture& synthetic_capture() {
       if (rng() % 3 == 0)
         for (int i = 0; i < 2; ++i) frames.push_back(b.stacks().intern_frame(scheduler[rng() % 4]));
       // Nine in ten stacks have a known blocking frame; then a caller, then a call path.
-      if (rng() % 10 != 0) frames.push_back(b.stacks().intern_frame(blocking[rng() % blocking.size()]));
+      if (rng() % 10 != 0)
+        frames.push_back(b.stacks().intern_frame(blocking[rng() % blocking.size()]));
       frames.push_back(callers[rng() % callers.size()]);
       const size_t depth = 6 + rng() % 16;
       for (size_t i = 0; i < depth; ++i) frames.push_back(filler[rng() % filler.size()]);

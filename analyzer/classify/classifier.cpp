@@ -149,7 +149,8 @@ class Classifier {
     }
     touched_rules_.clear();
 
-    const uint32_t group = best.match == kUnset ? unclassified(innermost, out) : group_of(best, out);
+    const uint32_t group =
+        best.match == kUnset ? unclassified(innermost, out) : group_of(best, out);
     out.group_of_stack[id] = group;
     out.wait_of_stack[id] =
         best.tier == Tier::role && best_wait.match != kUnset ? group_of(best_wait, out) : group;
@@ -181,15 +182,16 @@ class Classifier {
       title += fmt::format(" ← {}", index_.canonical(frames_[j]));
       break;
     }
-    return add_group(out, "other:" + first, title, "unknown", "unknown: no rule matched",
-                     kNoRule, true);
+    return add_group(out, "other:" + first, title, "unknown", "unknown: no rule matched", kNoRule,
+                     true);
   }
 
   uint32_t add_group(Classification& out, const std::string& name, const std::string& title,
                      const std::string& subsystem, const std::string& resource, uint32_t rule,
                      bool unclassified = false) {
     auto [it, inserted] = group_index_.try_emplace(name, static_cast<uint32_t>(out.groups.size()));
-    if (inserted) out.groups.push_back(WaitGroup{name, title, subsystem, resource, rule, unclassified});
+    if (inserted)
+      out.groups.push_back(WaitGroup{name, title, subsystem, resource, rule, unclassified});
     return it->second;
   }
 
@@ -201,8 +203,8 @@ class Classifier {
       if (index_.frame_class(f)) continue;
       bool same_rule = false;
       for (const Hit& h : index_.hits(f))
-        same_rule = same_rule ||
-                    (h.use == Use::match_frame && compiled_.matches()[h.id].rule == rule);
+        same_rule =
+            same_rule || (h.use == Use::match_frame && compiled_.matches()[h.id].rule == rule);
       if (!same_rule) return std::string(index_.canonical(f));
     }
     return "?";
@@ -213,7 +215,7 @@ class Classifier {
   FrameIndex index_;
   std::vector<FrameId> frames_;
   std::vector<uint32_t> first_, last_below_, touched_;  // per match
-  std::vector<uint8_t> holder_hit_, holder_not_;       // per rule
+  std::vector<uint8_t> holder_hit_, holder_not_;        // per rule
   std::vector<uint32_t> touched_rules_;
   std::vector<uint32_t> rule_group_;  // specific and role rules: their group, once made
   std::unordered_map<std::string, uint32_t> group_index_;

@@ -54,7 +54,9 @@ class PatternIndex {
  private:
   struct Hash {
     using is_transparent = void;
-    size_t operator()(std::string_view s) const noexcept { return std::hash<std::string_view>{}(s); }
+    size_t operator()(std::string_view s) const noexcept {
+      return std::hash<std::string_view>{}(s);
+    }
   };
   std::unordered_map<std::string, std::vector<T>, Hash, std::equal_to<>> exact_;
   std::vector<std::pair<FramePattern, T>> other_;

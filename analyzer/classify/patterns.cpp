@@ -64,7 +64,8 @@ std::string frame_pattern_problem(std::string_view spec) {
 
 std::string comm_pattern_problem(std::string_view spec) {
   // A command name is any printable text (kworker/u8:0+loop0, "FwgThread OpFor").
-  return pattern_problem(spec, [](char c) { return c >= ' ' && c <= '~'; }, "a command name");
+  return pattern_problem(
+      spec, [](char c) { return c >= ' ' && c <= '~'; }, "a command name");
 }
 
 std::string_view confidence_name(Confidence c) {

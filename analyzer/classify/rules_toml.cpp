@@ -2,17 +2,15 @@
 // RuleError naming the file, line and column, so that a user's rule file is fixed in
 // one look: bad TOML, an unknown key, a value of the wrong type, a bad pattern, a
 // duplicate group. The format is described in docs/rules.md.
-#include <fmt/format.h>
-
 #include <fcntl.h>
+#include <fmt/format.h>
+#include <toml++/toml.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <initializer_list>
 #include <unordered_map>
-
-#include <toml++/toml.h>
 
 #include "hangscope/classify.hpp"
 
@@ -49,8 +47,8 @@ class Loader {
         GroupRule rule = group(table(g, "[[group]]"));
         auto [it, inserted] = seen.try_emplace(rule.name, rule.origin);
         if (!inserted)
-          fail(g.source(), fmt::format("duplicate group '{}' (first defined at {})", rule.name,
-                                       it->second));
+          fail(g.source(),
+               fmt::format("duplicate group '{}' (first defined at {})", rule.name, it->second));
         set.groups.push_back(std::move(rule));
       }
     }
@@ -142,8 +140,8 @@ class Loader {
       const toml::node& e = *a->get(i);
       const auto* s = e.as_string();
       if (!s) break;  // reported by strings() below
-      std::string problem =
-          kind == PatternKind::frame ? frame_pattern_problem(s->get()) : comm_pattern_problem(s->get());
+      std::string problem = kind == PatternKind::frame ? frame_pattern_problem(s->get())
+                                                       : comm_pattern_problem(s->get());
       if (!problem.empty())
         fail(e.source(), fmt::format("bad pattern '{}' in {}: {}", s->get(), key, problem));
     }
@@ -167,7 +165,8 @@ class Loader {
         if (problem.empty() && name.find('*') != std::string_view::npos)
           problem = "aliases name functions, not patterns";
         if (!problem.empty())
-          fail(value.source(), fmt::format("bad alias '{}' = '{}': {}", key.str(), s->get(), problem));
+          fail(value.source(),
+               fmt::format("bad alias '{}' = '{}': {}", key.str(), s->get(), problem));
       }
       set.aliases[std::string(key.str())] = s->get();
     }
@@ -227,9 +226,11 @@ class Loader {
     g.name = text(t, "name", "a group", true);
     for (char c : g.name)
       if (c == ' ' || c == '\t' || c == ';')
-        fail(t.get("name")->source(), fmt::format("group name '{}' must not hold blanks or ';'", g.name));
+        fail(t.get("name")->source(),
+             fmt::format("group name '{}' must not hold blanks or ';'", g.name));
     if (g.name.starts_with("other:"))
-      fail(t.get("name")->source(), "group names starting with 'other:' are kept for unmatched stacks");
+      fail(t.get("name")->source(),
+           "group names starting with 'other:' are kept for unmatched stacks");
     g.subsystem = text(t, "subsystem", fmt::format("group '{}'", g.name), true);
     g.title = text(t, "title", "[[group]]");
     if (g.title.empty()) g.title = g.name;

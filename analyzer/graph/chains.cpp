@@ -5,10 +5,9 @@
 // is the blocked threads of every node that reaches it; its chain starts at the
 // heaviest of them and follows the heaviest edges that still lead to the root.
 #include <algorithm>
-#include <unordered_map>
-
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
+#include <unordered_map>
 
 #include "graph_context.hpp"
 

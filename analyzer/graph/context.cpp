@@ -148,8 +148,7 @@ EdgeSet::Acc& EdgeSet::at(uint32_t from, uint32_t to) {
 
 void EdgeSet::add(uint32_t from, uint32_t to, double weight, Confidence confidence,
                   bool assumed_one_fs, const std::string& reason,
-                  const std::vector<WeightedTask>* holders, double holder_scale,
-                  uint16_t source) {
+                  const std::vector<WeightedTask>* holders, double holder_scale, uint16_t source) {
   Acc& a = at(from, to);
   const bool first = a.reasons.empty();
   a.edge.weight += weight;

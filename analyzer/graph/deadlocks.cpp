@@ -9,11 +9,10 @@
 // cycle must be seen in two rounds or more (a real deadlock stays). Cost: linear in
 // samples, plus the candidates of each waiter (at most kMaxHolders) in its snapshot.
 #include <algorithm>
-#include <map>
-#include <unordered_map>
-
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
+#include <map>
+#include <unordered_map>
 
 #include "graph_context.hpp"
 
@@ -38,7 +37,8 @@ struct Found {
 class Finder {
  public:
   explicit Finder(Context& c) : c_(c), index_(c), bucket_(c.rules.groups.size()) {
-    for (const WaitsOnFact& f : c.capture.facts) facts_.emplace(TaskKey{f.source, f.waiter_tid}, &f);
+    for (const WaitsOnFact& f : c.capture.facts)
+      facts_.emplace(TaskKey{f.source, f.waiter_tid}, &f);
   }
 
   void snapshot(const std::vector<uint32_t>& samples, bool dump) {
@@ -85,8 +85,8 @@ class Finder {
     const Capture& cap = c_.capture;
     const uint32_t i = sample_of_[v];
     const TaskSample& s = cap.samples[i];
-    auto [first, last] = facts_.empty() ? std::make_pair(facts_.end(), facts_.end())
-                                        : facts_.equal_range(key_of(s));
+    auto [first, last] =
+        facts_.empty() ? std::make_pair(facts_.end(), facts_.end()) : facts_.equal_range(key_of(s));
     if (first != last) {  // the kernel said whom it waits for: nothing else is guessed
       for (auto it = first; it != last; ++it) {
         auto h = vertex_.find(TaskKey{s.source, it->second->holder_tid});
@@ -138,7 +138,8 @@ class Finder {
   void record(const std::vector<uint32_t>& vs, int k) {
     const Capture& cap = c_.capture;
     std::vector<std::pair<uint16_t, int32_t>> key;
-    for (uint32_t v : vs) key.emplace_back(cap.samples[sample_of_[v]].source, cap.samples[sample_of_[v]].tid);
+    for (uint32_t v : vs)
+      key.emplace_back(cap.samples[sample_of_[v]].source, cap.samples[sample_of_[v]].tid);
     std::sort(key.begin(), key.end());
     Found& f = found_[key];
     ++f.seen;

@@ -25,7 +25,8 @@ void resolve_devices(Context& c) {
   std::unordered_map<std::string, uint32_t> index;
   auto intern = [&](std::string_view name) -> uint32_t {
     if (name.empty()) return 0;
-    auto [it, inserted] = index.try_emplace(std::string(name), static_cast<uint32_t>(c.devices.size()));
+    auto [it, inserted] =
+        index.try_emplace(std::string(name), static_cast<uint32_t>(c.devices.size()));
     if (inserted) c.devices.emplace_back(name);
     return it->second;
   };

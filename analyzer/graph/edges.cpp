@@ -177,7 +177,8 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
     picks.clear();
     for (uint32_t ci : *list) {
       const Candidate& cand = cands[ci];
-      if (cand.key.node == k.node) continue;  // a holder waiting in the same group holds nothing of it
+      if (cand.key.node == k.node)
+        continue;  // a holder waiting in the same group holds nothing of it
       bool assumed = false;
       if (device_scope) {
         if (k.device && cand.key.device && k.device != cand.key.device) continue;
@@ -188,8 +189,9 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
     // The heaviest holders only: a rule that selects many (every thread of a process)
     // must not fan out into an edge to every group.
     if (picks.size() > kMaxPicks) {
-      std::partial_sort(picks.begin(), picks.begin() + kMaxPicks, picks.end(),
-                        [](const Pick& a, const Pick& b) { return a.cand->samples > b.cand->samples; });
+      std::partial_sort(
+          picks.begin(), picks.begin() + kMaxPicks, picks.end(),
+          [](const Pick& a, const Pick& b) { return a.cand->samples > b.cand->samples; });
       picks.resize(kMaxPicks);
     }
     double total = 0;
@@ -203,8 +205,7 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
     const bool assumed = device_scope && (!k.device || w.device_assumed);
     const uint32_t to = h.fallback == HolderFallback::device ? c.device_node(k.device)
                                                              : c.unseen_node(k.rule, k.device);
-    edges.add(k.node, to, w.weight, assumed ? Confidence::assumed : h.confidence, assumed,
-              h.label);
+    edges.add(k.node, to, w.weight, assumed ? Confidence::assumed : h.confidence, assumed, h.label);
   }
 }
 

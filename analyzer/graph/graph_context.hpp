@@ -165,11 +165,11 @@ class HolderIndex {
 };
 
 // The steps of build_graph(), in order.
-void resolve_devices(Context& c);             // devices.cpp
-void place_samples(Context& c);               // nodes.cpp
-void add_edges(Context& c);                   // edges.cpp: kernel facts, then holder rules
-void find_chains(Context& c);                 // chains.cpp
-void find_deadlocks(Context& c);              // deadlocks.cpp
-void write_verdict(Context& c);               // verdict.cpp
+void resolve_devices(Context& c);  // devices.cpp
+void place_samples(Context& c);    // nodes.cpp
+void add_edges(Context& c);        // edges.cpp: kernel facts, then holder rules
+void find_chains(Context& c);      // chains.cpp
+void find_deadlocks(Context& c);   // deadlocks.cpp
+void write_verdict(Context& c);    // verdict.cpp
 
 }  // namespace hangscope::graph_impl

@@ -66,9 +66,7 @@ class VerdictWriter {
   }
 
  private:
-  bool waiting(uint32_t v) const {
-    return g_.nodes[v].kind == NodeKind::group && !c_.idle_node(v);
-  }
+  bool waiting(uint32_t v) const { return g_.nodes[v].kind == NodeKind::group && !c_.idle_node(v); }
   bool victim(uint32_t v) const {
     return waiting(v) && !c_.cls.groups[g_.nodes[v].group].unclassified;
   }
@@ -134,7 +132,8 @@ class VerdictWriter {
     const GraphEdge* best = heaviest_edge(v);
     if (!best) return {};
     const GraphNode& to = g_.nodes[best->to];
-    std::string who = best->holders.empty() ? std::string() : task_words(best->holders.front().task);
+    std::string who =
+        best->holders.empty() ? std::string() : task_words(best->holders.front().task);
     if (who.empty()) return to.kind == NodeKind::group ? best->reason : to.label;
     if (best->confidence == Confidence::stated) return fmt::format("{}: {}", best->reason, who);
     return best->reason.empty() ? who : best->reason + " " + who;
@@ -147,7 +146,8 @@ class VerdictWriter {
     if (!rule || rule->subject.empty()) return c_.cls.groups[n.group].title;
     std::string text = rule->subject;
     auto replace = [&](std::string_view key, const std::string& value) {
-      for (size_t at; (at = text.find(key)) != std::string::npos;) text.replace(at, key.size(), value);
+      for (size_t at; (at = text.find(key)) != std::string::npos;)
+        text.replace(at, key.size(), value);
     };
     replace("{device}", n.device.empty() ? "an unknown device" : n.device);
     if (text.find("{holder}") != std::string::npos) {
@@ -214,8 +214,9 @@ class VerdictWriter {
     }
     for (const auto& [sub, w] : by)
       g_.verdict.subsystems.push_back({sub, w, total > 0 ? w / total : 0});
-    std::stable_sort(g_.verdict.subsystems.begin(), g_.verdict.subsystems.end(),
-                     [](const SubsystemShare& a, const SubsystemShare& b) { return a.weight > b.weight; });
+    std::stable_sort(
+        g_.verdict.subsystems.begin(), g_.verdict.subsystems.end(),
+        [](const SubsystemShare& a, const SubsystemShare& b) { return a.weight > b.weight; });
   }
 
   Context& c_;

@@ -95,8 +95,8 @@ std::string DotRenderer::render(const Report& r, const RenderOptions&) const {
     fmt::format_to(out, "];\n");
   }
   for (const GraphEdge& e : g.edges) {
-    std::string label = fmt::format("{} {}\n{}", amount(g, e.weight), e.reason,
-                                    confidence_name(e.confidence));
+    std::string label =
+        fmt::format("{} {}\n{}", amount(g, e.weight), e.reason, confidence_name(e.confidence));
     if (e.assumed_one_fs) label += ", one fs assumed";
     if (!e.holders.empty()) label += "\n" + task_words(r.capture, e.holders.front().task);
     const double width = heaviest > 0 ? 1 + 4 * e.weight / heaviest : 1;

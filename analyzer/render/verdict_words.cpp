@@ -39,8 +39,7 @@ std::string task_words(const Capture& c, const TaskExample& t) {
 
 // Parts too small to print ("0.0 for ...") are summed into one "other" part.
 std::vector<std::string> parts_words(const WaitGraph& g, const std::vector<VerdictPart>& parts,
-                                     size_t max_parts, bool with_holder,
-                                     std::string_view others) {
+                                     size_t max_parts, bool with_holder, std::string_view others) {
   const double visible = g.timed ? 0.05 : 0.5;
   std::vector<std::string> out;
   double rest = 0;
@@ -86,8 +85,9 @@ std::vector<std::string> verdict_lines(const Report& r) {
     for (const TaskExample& t : d.tasks) tasks.push_back(task_words(r.capture, t));
     std::string reasons;
     for (const std::string& x : d.reasons) reasons += (reasons.empty() ? "" : ", ") + x;
-    std::string when = d.snapshots > 1 ? fmt::format(", seen in {} of {} rounds", d.seen, d.snapshots)
-                                       : std::string();
+    std::string when = d.snapshots > 1
+                           ? fmt::format(", seen in {} of {} rounds", d.seen, d.snapshots)
+                           : std::string();
     lines.push_back(fmt::format("possible deadlock: {} wait for each other ({}; {}{})",
                                 joined(tasks, " and "), reasons, confidence_name(d.confidence),
                                 when));
@@ -97,7 +97,8 @@ std::vector<std::string> verdict_lines(const Report& r) {
     const Finding& f = findings[i];
     if (i == 0) {
       lines.push_back(finding_line(g, f, 4));
-      if (!f.then.empty()) lines.push_back(fmt::format("  {} itself waits for {}", f.subject, f.then));
+      if (!f.then.empty())
+        lines.push_back(fmt::format("  {} itself waits for {}", f.subject, f.then));
       if (f.assumed_one_fs)
         lines.push_back("  (one file system assumed: the device of some tasks was not recorded)");
     } else if (f.total >= 0.05 * findings[0].total) {

@@ -66,11 +66,11 @@ struct Chain {
 // Tasks that wait for each other at the same time (in one round, or in one dump).
 struct Deadlock {
   std::vector<TaskExample> tasks;
-  std::vector<uint32_t> nodes;       // the node each task is in
-  std::vector<std::string> reasons;  // how they wait: "mutex", "commit thread", ...
+  std::vector<uint32_t> nodes;                  // the node each task is in
+  std::vector<std::string> reasons;             // how they wait: "mutex", "commit thread", ...
   Confidence confidence = Confidence::assumed;  // of its weakest edge
-  uint32_t seen = 0;                 // rounds (or dumps) in which the cycle was seen
-  uint32_t snapshots = 0;            // rounds (or dumps) that could have shown it
+  uint32_t seen = 0;                            // rounds (or dumps) in which the cycle was seen
+  uint32_t snapshots = 0;                       // rounds (or dumps) that could have shown it
 };
 
 // The verdict, in parts that the renderers put into words.
@@ -81,15 +81,15 @@ struct VerdictPart {
 };
 
 struct Finding {
-  double total = 0;                   // blocked threads whose waits end here
-  std::string subject;                // "the jbd2 journal of loop0"
-  std::vector<VerdictPart> waits;     // who waits on the subject directly, by phrase
-  std::vector<VerdictPart> behind;    // who waits behind them
-  std::string then;                   // what the subject itself waits for: "block device loop0"
-  bool assumed_one_fs = false;        // some edge on the way assumed one file system
-  bool holder_unknown = false;        // no rule or kernel line names who holds it
-  bool holder_unseen = false;         // a rule names the holder, but none was sampled
-  uint32_t root = 0;                  // the root node
+  double total = 0;                 // blocked threads whose waits end here
+  std::string subject;              // "the jbd2 journal of loop0"
+  std::vector<VerdictPart> waits;   // who waits on the subject directly, by phrase
+  std::vector<VerdictPart> behind;  // who waits behind them
+  std::string then;                 // what the subject itself waits for: "block device loop0"
+  bool assumed_one_fs = false;      // some edge on the way assumed one file system
+  bool holder_unknown = false;      // no rule or kernel line names who holds it
+  bool holder_unseen = false;       // a rule names the holder, but none was sampled
+  uint32_t root = 0;                // the root node
 };
 
 struct SubsystemShare {
@@ -99,16 +99,16 @@ struct SubsystemShare {
 };
 
 struct Verdict {
-  std::vector<Finding> findings;            // most blocked threads first
-  std::vector<SubsystemShare> subsystems;   // heaviest first, idle waits excluded
+  std::vector<Finding> findings;           // most blocked threads first
+  std::vector<SubsystemShare> subsystems;  // heaviest first, idle waits excluded
 };
 
 struct WaitGraph {
   bool timed = false;  // weights are average blocked threads (else samples)
   std::vector<GraphNode> nodes;
   std::vector<GraphEdge> edges;
-  std::vector<Chain> chains;         // most blocked threads behind their root first
-  std::vector<Deadlock> deadlocks;   // possible deadlocks, most often seen first
+  std::vector<Chain> chains;        // most blocked threads behind their root first
+  std::vector<Deadlock> deadlocks;  // possible deadlocks, most often seen first
   Verdict verdict;
 };
 

@@ -3,9 +3,8 @@
 // Graphviz that dot accepts, -f json carries the graph's nodes and edges.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
 #include "support/temp_dir.hpp"
@@ -66,7 +65,8 @@ frames = ["lock_rename"]
 )";
   RunResult r = run({kBin, "report", "--rules", path, kSeed});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("waits for the overlay's rename mutex, as my team calls it"), std::string::npos)
+  EXPECT_NE(r.out.find("waits for the overlay's rename mutex, as my team calls it"),
+            std::string::npos)
       << r.out;
 }
 
@@ -74,7 +74,8 @@ TEST(RulesCli, DotIsAGraphThatGraphvizReads) {
   RunResult r = run({kBin, "report", "-f", "dot", kStorm});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.rfind("digraph hangscope {\n", 0), 0u);
-  EXPECT_NE(r.out.find("[shape=cylinder, label=\"block device loop0\"]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("[shape=cylinder, label=\"block device loop0\"]"), std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find(" -> "), std::string::npos);
   if (run({"dot", "-V"}).status != 0) GTEST_SKIP() << "Graphviz (dot) is not installed";
   RunResult dot = run({"dot", "-Tsvg"}, r.out);
@@ -111,7 +112,8 @@ TEST(RulesCli, JsonCarriesNodesEdgesChainsAndTheVerdict) {
 TEST(RulesCli, TextReportLeadsWithTheVerdictThenSubsystems) {
   RunResult r = run({kBin, "report", kStorm});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.substr(0, r.out.find('\n')).find(" blocked threads wait on the jbd2 journal of loop0: "),
+  EXPECT_NE(r.out.substr(0, r.out.find('\n'))
+                .find(" blocked threads wait on the jbd2 journal of loop0: "),
             std::string::npos)
       << r.out.substr(0, 300);
   size_t by = r.out.find("\nby subsystem: vfs ");

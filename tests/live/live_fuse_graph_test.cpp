@@ -53,8 +53,7 @@ TEST(LiveFuseGraph, ReadersBlockedOnAStalledDaemonWaitForTheDaemon) {
   size_t edges = 0;
   for (const GraphEdge& e : g.edges) {
     const GraphNode& from = g.nodes[e.from];
-    if (from.kind != NodeKind::group ||
-        a.classification.groups[from.group].name != "fuse:request")
+    if (from.kind != NodeKind::group || a.classification.groups[from.group].name != "fuse:request")
       continue;
     ++edges;
     EXPECT_EQ(e.reason, "daemon");

@@ -16,8 +16,12 @@ namespace hangscope::testing {
 struct TaskSpec {
   TaskSpec(int pid_, int tid_, std::string comm_, std::vector<std::string> stack_,
            std::string device_ = "", std::string workqueue_ = "")
-      : pid(pid_), tid(tid_), comm(std::move(comm_)), stack(std::move(stack_)),
-        device(std::move(device_)), workqueue(std::move(workqueue_)) {}
+      : pid(pid_),
+        tid(tid_),
+        comm(std::move(comm_)),
+        stack(std::move(stack_)),
+        device(std::move(device_)),
+        workqueue(std::move(workqueue_)) {}
   int pid = 0;
   int tid = 0;
   std::string comm;

@@ -17,8 +17,15 @@ namespace {
 // Two threads of one process, each holding one mutex of a test module and waiting for
 // the other's, as hung_task prints them (frames of a 6.15 x86_64 dump).
 std::vector<std::string> abba_stack(const std::string& take) {
-  return {"__schedule", "schedule", "schedule_preempt_disabled", "__mutex_lock", take,
-          "abba_ioctl", "__x64_sys_ioctl", "do_syscall_64", "entry_SYSCALL_64_after_hwframe"};
+  return {"__schedule",
+          "schedule",
+          "schedule_preempt_disabled",
+          "__mutex_lock",
+          take,
+          "abba_ioctl",
+          "__x64_sys_ioctl",
+          "do_syscall_64",
+          "entry_SYSCALL_64_after_hwframe"};
 }
 
 std::set<int> tids(const Deadlock& d) {
@@ -77,14 +84,22 @@ TEST(GraphDeadlock, CommitWaitingForAHandleWhoseHolderWaitsForTheCommitFromStack
   // The jbd2 deadlock signature: the commit thread waits for running handles to stop,
   // and a task inside a handle waits for a buffer the commit owns (BH_Shadow).
   MadeCapture m;
-  m.task({90, 90, "jbd2/sda1-8", {"jbd2_journal_wait_updates", "jbd2_journal_commit_transaction",
-                                  "kjournald2", "kthread"}});
-  m.task({300, 300, "postgres", {"do_get_write_access", "jbd2_journal_get_write_access",
-                                 "__ext4_journal_get_write_access", "ext4_reserve_inode_write",
-                                 "__ext4_mark_inode_dirty", "ext4_dirty_inode",
-                                 "__mark_inode_dirty", "generic_update_time"}});
-  m.task({301, 301, "psql", {"__jbd2_log_wait_for_space", "add_transaction_credits",
-                             "start_this_handle", "jbd2__journal_start", "ext4_dirty_inode"}});
+  m.task(
+      {90,
+       90,
+       "jbd2/sda1-8",
+       {"jbd2_journal_wait_updates", "jbd2_journal_commit_transaction", "kjournald2", "kthread"}});
+  m.task({300,
+          300,
+          "postgres",
+          {"do_get_write_access", "jbd2_journal_get_write_access",
+           "__ext4_journal_get_write_access", "ext4_reserve_inode_write", "__ext4_mark_inode_dirty",
+           "ext4_dirty_inode", "__mark_inode_dirty", "generic_update_time"}});
+  m.task({301,
+          301,
+          "psql",
+          {"__jbd2_log_wait_for_space", "add_transaction_credits", "start_this_handle",
+           "jbd2__journal_start", "ext4_dirty_inode"}});
   Analysis a = m.analyze();
   ASSERT_EQ(a.graph.deadlocks.size(), 1u);
   EXPECT_EQ(tids(a.graph.deadlocks[0]), (std::set<int>{90, 300}));
@@ -101,10 +116,14 @@ TEST(GraphDeadlock, ACycleInOneRoundOnlyIsNoDeadlockAndOneThatStaysIs) {
       m.task({4100, 4102, "abba-b", abba_stack("abba_take_a")});
       if (r < rounds_with_cycle) {
         // Commit thread and handle holder, waiting for each other in this round only.
-        m.task({90, 90, "jbd2/sda1-8", {"jbd2_journal_wait_updates",
-                                        "jbd2_journal_commit_transaction", "kjournald2"}});
-        m.task({300, 300, "postgres", {"do_get_write_access", "jbd2_journal_get_write_access",
-                                       "ext4_dirty_inode"}});
+        m.task({90,
+                90,
+                "jbd2/sda1-8",
+                {"jbd2_journal_wait_updates", "jbd2_journal_commit_transaction", "kjournald2"}});
+        m.task({300,
+                300,
+                "postgres",
+                {"do_get_write_access", "jbd2_journal_get_write_access", "ext4_dirty_inode"}});
       }
     }
     return m.analyze();

@@ -12,8 +12,9 @@ namespace {
 
 const std::vector<std::string> kCommitThread = {"jbd2_journal_commit_transaction", "kjournald2",
                                                 "kthread", "ret_from_fork"};
-const std::vector<std::string> kFsync = {"jbd2_log_wait_commit", "ext4_sync_file", "vfs_fsync_range",
-                                         "do_fsync", "__x64_sys_fsync", "do_syscall_64"};
+const std::vector<std::string> kFsync = {"jbd2_log_wait_commit", "ext4_sync_file",
+                                         "vfs_fsync_range",      "do_fsync",
+                                         "__x64_sys_fsync",      "do_syscall_64"};
 
 }  // namespace
 
@@ -81,9 +82,13 @@ TEST(GraphEdges, ExplicitFactsWinOverInference) {
   MadeCapture m;
   // A waits for log space, which the rules would pin on the checkpointer C; the kernel
   // says A waits for B's mutex: only that edge stays, explicit.
-  m.task({1, 1, "A", {"__jbd2_log_wait_for_space", "add_transaction_credits", "start_this_handle"}});
-  m.task({3, 3, "C", {"submit_bio_wait", "blkdev_issue_flush", "jbd2_cleanup_journal_tail",
-                      "jbd2_log_do_checkpoint", "__jbd2_log_wait_for_space"}});
+  m.task(
+      {1, 1, "A", {"__jbd2_log_wait_for_space", "add_transaction_credits", "start_this_handle"}});
+  m.task({3,
+          3,
+          "C",
+          {"submit_bio_wait", "blkdev_issue_flush", "jbd2_cleanup_journal_tail",
+           "jbd2_log_do_checkpoint", "__jbd2_log_wait_for_space"}});
   m.task({2, 2, "B", {"msleep", "mydrv_reset", "mydrv_ioctl"}});
   m.fact(1, "A", 2, "B");
   Analysis a = m.analyze();
@@ -102,8 +107,11 @@ TEST(GraphEdges, ExplicitFactsWinOverInference) {
 
 TEST(GraphEdges, AHolderNobodySampledIsATaskNode) {
   MadeCapture m;
-  m.task({1, 1, "waiter", {"__schedule", "schedule", "schedule_preempt_disabled", "__mutex_lock",
-                           "pipe_lock", "pipe_write"}});
+  m.task({1,
+          1,
+          "waiter",
+          {"__schedule", "schedule", "schedule_preempt_disabled", "__mutex_lock", "pipe_lock",
+           "pipe_write"}});
   m.fact(1, "waiter", 77, "holder");
   Analysis a = m.analyze();
   const uint32_t w = node_of(a, "mutex:pipe_lock");
@@ -119,8 +127,12 @@ TEST(GraphEdges, AHolderNobodySampledIsATaskNode) {
 TEST(GraphEdges, WithoutHoldersEdgesGoToTheDeviceOrToAHolderNobodySaw) {
   MadeCapture m;
   m.task({1, 1, "a", kFsync});
-  m.task({2, 2, "b", {"folio_wait_writeback", "__filemap_fdatawait_range",
-                      "file_write_and_wait_range", "ext4_sync_file"}, "sda1"});
+  m.task({2,
+          2,
+          "b",
+          {"folio_wait_writeback", "__filemap_fdatawait_range", "file_write_and_wait_range",
+           "ext4_sync_file"},
+          "sda1"});
   Analysis a = m.analyze();
   auto commit = edges_from(a, node_of(a, "jbd2:force-commit"));
   ASSERT_EQ(commit.size(), 1u);
@@ -136,8 +148,12 @@ TEST(GraphEdges, WithoutHoldersEdgesGoToTheDeviceOrToAHolderNobodySaw) {
 TEST(GraphEdges, AWorkqueueFlushWaitsForTheKworkerRunningWork) {
   MadeCapture m;
   m.task({5, 5, "modprobe", {"__flush_work", "mydrv_remove", "pci_device_remove"}});
-  m.task({30, 30, "kworker/0:2", {"msleep", "mydrv_reset_work", "process_one_work",
-                                  "worker_thread"}, "", "events mydrv_reset_work"});
+  m.task({30,
+          30,
+          "kworker/0:2",
+          {"msleep", "mydrv_reset_work", "process_one_work", "worker_thread"},
+          "",
+          "events mydrv_reset_work"});
   m.task({31, 31, "kworker/1:0", {"worker_thread", "kthread"}});  // idle: runs no work
   Analysis a = m.analyze();
   auto out = edges_from(a, node_of(a, "workqueue:flush"));
@@ -166,9 +182,13 @@ TEST(GraphEdges, ARoleTaskWaitsForWhatItsOwnStackWaitsFor) {
   MadeCapture m;
   // The checkpointer is shown as jbd2:checkpoint whatever it waits for; its flush
   // makes it wait for the device.
-  m.task({3, 3, "C", {"submit_bio_wait", "blkdev_issue_flush", "jbd2_cleanup_journal_tail",
-                      "jbd2_log_do_checkpoint", "__jbd2_log_wait_for_space",
-                      "add_transaction_credits", "start_this_handle"}, "vda1"});
+  m.task({3,
+          3,
+          "C",
+          {"submit_bio_wait", "blkdev_issue_flush", "jbd2_cleanup_journal_tail",
+           "jbd2_log_do_checkpoint", "__jbd2_log_wait_for_space", "add_transaction_credits",
+           "start_this_handle"},
+          "vda1"});
   m.task({4, 4, "L", {"__jbd2_log_wait_for_space", "add_transaction_credits"}, "vda1"});
   Analysis a = m.analyze();
   const uint32_t cp = node_of(a, "jbd2:checkpoint", "vda1");

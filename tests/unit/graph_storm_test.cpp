@@ -18,7 +18,8 @@ std::vector<std::string> storm_captures() {
   std::vector<std::string> out;
   for (const auto& e : std::filesystem::recursive_directory_iterator(HANGSCOPE_FIXTURES)) {
     std::string name = e.path().filename().string();
-    if (e.is_regular_file() && name.starts_with("storm") && name.find(".capture") != std::string::npos)
+    if (e.is_regular_file() && name.starts_with("storm") &&
+        name.find(".capture") != std::string::npos)
       out.push_back(e.path().string());
   }
   std::sort(out.begin(), out.end());
@@ -82,8 +83,8 @@ TEST(GraphStorm, ChainsEndAtTheJournalOfTheStormsDevice) {
     EXPECT_TRUE(g.deadlocks.empty());  // a storm, not a deadlock
 
     std::string text = find_renderer("text")->render(Report{c, a}, RenderOptions{});
-    EXPECT_EQ(text.substr(0, text.find('\n')).find(" blocked threads wait on the jbd2 journal of " +
-                                                   dev + ": "),
+    EXPECT_EQ(text.substr(0, text.find('\n'))
+                  .find(" blocked threads wait on the jbd2 journal of " + dev + ": "),
               4u)
         << text.substr(0, 400);
   }

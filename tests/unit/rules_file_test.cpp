@@ -78,7 +78,8 @@ scope = "system"
 confidence = "assumed"
 fallback = "unseen"
 unseen = "the reset worker, not sampled"
-)", "mine.toml");
+)",
+                          "mine.toml");
   ASSERT_EQ(r.groups.size(), 1u);
   const GroupRule& g = r.groups[0];
   EXPECT_EQ(g.title, "mydrv reset");
@@ -109,7 +110,8 @@ TEST(RulesFile, BadTomlNamesFileLineAndColumn) {
 TEST(RulesFile, UnknownKeyNamesTheKeyAndWhatIsAllowed) {
   std::string e = error_of(std::string(kMinimal) + "fames = [\"x\"]\n");
   EXPECT_EQ(e.rfind("bad.toml:7:1: unknown key 'fames' in [[group.match]] (expected one of: "
-                    "frames, below, innermost)", 0),
+                    "frames, below, innermost)",
+                    0),
             0u)
       << e;
   e = error_of("[[group]]\nname = \"a\"\nsubsystem = \"b\"\nsubsytem = \"c\"\n");
@@ -120,16 +122,21 @@ TEST(RulesFile, UnknownKeyNamesTheKeyAndWhatIsAllowed) {
 
 TEST(RulesFile, BadPatternsAreRefusedWithTheReason) {
   auto with_frame = [](const std::string& f) {
-    return error_of("[[group]]\nname = \"a\"\nsubsystem = \"b\"\n[[group.match]]\nframes = [\"ok\", \"" +
-                    f + "\"]\n");
+    return error_of(
+        "[[group]]\nname = \"a\"\nsubsystem = \"b\"\n[[group.match]]\nframes = [\"ok\", \"" + f +
+        "\"]\n");
   };
-  EXPECT_EQ(with_frame("ext4_*_write"),
-            "bad.toml:5:17: bad pattern 'ext4_*_write' in frames: '*' may only start or end a pattern");
-  EXPECT_EQ(with_frame(""), "bad.toml:5:17: bad pattern '' in frames: an empty pattern matches nothing");
+  EXPECT_EQ(
+      with_frame("ext4_*_write"),
+      "bad.toml:5:17: bad pattern 'ext4_*_write' in frames: '*' may only start or end a pattern");
+  EXPECT_EQ(with_frame(""),
+            "bad.toml:5:17: bad pattern '' in frames: an empty pattern matches nothing");
   EXPECT_EQ(with_frame("foo bar"),
-            "bad.toml:5:17: bad pattern 'foo bar' in frames: ' ' cannot appear in a kernel function name");
-  EXPECT_EQ(with_frame("**"), "bad.toml:5:17: bad pattern '**' in frames: '**' is not a pattern (use '*' "
-                              "to match any frame)");
+            "bad.toml:5:17: bad pattern 'foo bar' in frames: ' ' cannot appear in a kernel "
+            "function name");
+  EXPECT_EQ(with_frame("**"),
+            "bad.toml:5:17: bad pattern '**' in frames: '**' is not a pattern (use '*' "
+            "to match any frame)");
 }
 
 TEST(RulesFile, DuplicateGroupNamesBothPlaces) {
@@ -138,11 +145,13 @@ TEST(RulesFile, DuplicateGroupNamesBothPlaces) {
 }
 
 TEST(RulesFile, WrongTypesAndMissingKeysAreExplained) {
-  EXPECT_EQ(error_of("[[group]]\nname = \"a\"\nsubsystem = \"b\"\n[[group.match]]\nframes = \"x\"\n"),
-            "bad.toml:5:10: frames must be an array of strings");
-  EXPECT_EQ(error_of("[[group]]\nname = \"a\"\nsubsystem = \"b\"\n[[group.match]]\nframes = [\"x\"]\n"
-                     "innermost = \"yes\"\n"),
-            "bad.toml:6:13: innermost must be true or false");
+  EXPECT_EQ(
+      error_of("[[group]]\nname = \"a\"\nsubsystem = \"b\"\n[[group.match]]\nframes = \"x\"\n"),
+      "bad.toml:5:10: frames must be an array of strings");
+  EXPECT_EQ(
+      error_of("[[group]]\nname = \"a\"\nsubsystem = \"b\"\n[[group.match]]\nframes = [\"x\"]\n"
+               "innermost = \"yes\"\n"),
+      "bad.toml:6:13: innermost must be true or false");
   EXPECT_EQ(error_of("[[group]]\nname = \"a\"\nsubsystem = \"b\"\ntier = \"special\"\n"
                      "[[group.match]]\nframes = [\"x\"]\n"),
             "bad.toml:4:8: tier must be one of \"specific\", \"generic\", \"role\"");
@@ -151,21 +160,25 @@ TEST(RulesFile, WrongTypesAndMissingKeysAreExplained) {
   EXPECT_EQ(error_of("[[group]]\nname = \"a\"\nsubsystem = \"b\"\n"),
             "bad.toml:1:1: group 'a' needs at least one [[group.match]]");
   EXPECT_EQ(error_of("format = 2\n"), "bad.toml:1:10: format must be 1 (the only format there is)");
-  EXPECT_EQ(error_of("[[group]]\nname = \"other:x\"\nsubsystem = \"b\"\n[[group.match]]\nframes = [\"x\"]\n"),
-            "bad.toml:2:8: group names starting with 'other:' are kept for unmatched stacks");
+  EXPECT_EQ(
+      error_of(
+          "[[group]]\nname = \"other:x\"\nsubsystem = \"b\"\n[[group.match]]\nframes = [\"x\"]\n"),
+      "bad.toml:2:8: group names starting with 'other:' are kept for unmatched stacks");
 }
 
 TEST(RulesFile, HoldersMustNameExistingGroups) {
   RuleSet base = builtin_rules();
-  RuleSet extra = parse_rules(std::string(kMinimal) +
-                                  "[group.holder]\nlabel = \"x\"\ngroups = [\"jbd2:commit\", \"nope\"]\n",
-                              "mine.toml");
+  RuleSet extra =
+      parse_rules(std::string(kMinimal) +
+                      "[group.holder]\nlabel = \"x\"\ngroups = [\"jbd2:commit\", \"nope\"]\n",
+                  "mine.toml");
   try {
     merge_rules(base, extra);
     FAIL() << "no error";
   } catch (const RuleError& e) {
-    EXPECT_STREQ(e.what(),
-                 "mine.toml:9:10: group 'mydrv:reset' names holder group 'nope', which no rule defines");
+    EXPECT_STREQ(
+        e.what(),
+        "mine.toml:9:10: group 'mydrv:reset' names holder group 'nope', which no rule defines");
   }
 }
 
