@@ -4,7 +4,7 @@
 set -eu
 PACKAGES="g++ cmake ninja-build pkg-config
   libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev
-  libtomlplusplus-dev libboost-graph-dev nlohmann-json3-dev graphviz
+  libtomlplusplus-dev libboost-graph-dev nlohmann-json3-dev libabsl-dev graphviz
   fuse3 libfuse3-dev
   e2fsprogs util-linux mount kmod"
 missing=""

@@ -20,6 +20,7 @@ std::string_view node_kind_name(NodeKind k) {
 WaitGraph build_graph(const Capture& capture, const Classification& cls, const RuleSet& rules) {
   WaitGraph g;
   graph_impl::Context c(capture, cls, rules, g);
+  graph_impl::group_samples(c);
   graph_impl::resolve_devices(c);
   graph_impl::place_samples(c);
   graph_impl::add_edges(c);

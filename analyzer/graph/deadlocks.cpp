@@ -36,9 +36,16 @@ struct Found {
 
 class Finder {
  public:
-  explicit Finder(Context& c) : c_(c), index_(c), bucket_(c.rules.groups.size()) {
+  explicit Finder(Context& c) : c_(c), bucket_(c.rules.groups.size()) {
     for (const WaitsOnFact& f : c.capture.facts)
       facts_.emplace(TaskKey{f.source, f.waiter_tid}, &f);
+    // What each unit serves, once: rounds repeat units.
+    HolderIndex index(c);
+    serves_begin_.push_back(0);
+    for (uint32_t u = 0; u < c.units.size(); ++u) {
+      index.for_each(c.sample_of(u), [&](uint32_t r) { serves_.push_back(r); });
+      serves_begin_.push_back(static_cast<uint32_t>(serves_.size()));
+    }
   }
 
   void snapshot(const std::vector<uint32_t>& samples, bool dump) {
@@ -47,22 +54,24 @@ class Finder {
     dump_ = dump;
     const Capture& cap = c_.capture;
     vertex_.clear();
-    sample_of_.clear();
+    unit_of_.clear();
     edges_.clear();
     for (uint32_t i : samples) {
-      auto [it, inserted] = vertex_.try_emplace(key_of(cap.samples[i]), sample_of_.size());
+      auto [it, inserted] = vertex_.try_emplace(key_of(cap.samples[i]), unit_of_.size());
       if (!inserted) continue;  // a task twice in one snapshot: its first sample speaks
-      sample_of_.push_back(i);
-      const uint32_t v = static_cast<uint32_t>(sample_of_.size() - 1);
-      index_.for_each(cap.samples[i], [&](uint32_t r) {
+      const uint32_t u = c_.unit_of[i];
+      unit_of_.push_back(u);
+      const uint32_t v = static_cast<uint32_t>(unit_of_.size() - 1);
+      for (uint32_t k = serves_begin_[u]; k < serves_begin_[u + 1]; ++k) {
+        const uint32_t r = serves_[k];
         if (bucket_[r].empty()) touched_.push_back(r);
         bucket_[r].push_back(v);
-      });
+      }
     }
-    for (uint32_t v = 0; v < sample_of_.size(); ++v) waits_of(v);
+    for (uint32_t v = 0; v < unit_of_.size(); ++v) waits_of(v);
     for (uint32_t r : touched_) bucket_[r].clear();
     touched_.clear();
-    if (!edges_.empty()) components();
+    if (may_cycle()) components();
   }
 
   std::vector<Deadlock> result() {
@@ -83,8 +92,8 @@ class Finder {
  private:
   void waits_of(uint32_t v) {
     const Capture& cap = c_.capture;
-    const uint32_t i = sample_of_[v];
-    const TaskSample& s = cap.samples[i];
+    const uint32_t i = unit_of_[v];
+    const TaskSample& s = c_.sample_of(i);
     auto [first, last] =
         facts_.empty() ? std::make_pair(facts_.end(), facts_.end()) : facts_.equal_range(key_of(s));
     if (first != last) {  // the kernel said whom it waits for: nothing else is guessed
@@ -102,12 +111,12 @@ class Finder {
     if (h.confidence != Confidence::strong) return;
     size_t n = 0;
     for (uint32_t u : bucket_[r]) {
-      const uint32_t j = sample_of_[u];
+      const uint32_t j = unit_of_[u];
       // A task waiting for the same kind of resource is not taken for its holder: the
       // rules cannot tell one instance from another (one directory from the next).
-      if (u == v || c_.cls.wait(cap.samples[j].stack) == wait) continue;
+      if (u == v || c_.cls.wait(c_.sample_of(j).stack) == wait) continue;
       bool assumed = false;
-      if (h.scope == HolderScope::process && cap.samples[j].pid != s.pid) continue;
+      if (h.scope == HolderScope::process && c_.sample_of(j).pid != s.pid) continue;
       if (h.scope == HolderScope::device) {
         const uint32_t a = c_.device[i], b = c_.device[j];
         if (a && b && a != b) continue;
@@ -118,9 +127,19 @@ class Finder {
     }
   }
 
+  // A cycle needs an edge into a task that waits itself: most rounds have none.
+  bool may_cycle() {
+    if (edges_.empty()) return false;
+    waits_.assign(unit_of_.size(), 0);
+    for (const TaskEdge& e : edges_) waits_[e.from] = 1;
+    for (const TaskEdge& e : edges_)
+      if (waits_[e.to]) return true;
+    return false;
+  }
+
   void components() {
     using Digraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
-    const size_t nv = sample_of_.size();
+    const size_t nv = unit_of_.size();
     Digraph g(nv);
     for (const TaskEdge& e : edges_) boost::add_edge(e.from, e.to, g);
     comp_.assign(nv, 0);
@@ -136,10 +155,11 @@ class Finder {
   }
 
   void record(const std::vector<uint32_t>& vs, int k) {
-    const Capture& cap = c_.capture;
     std::vector<std::pair<uint16_t, int32_t>> key;
-    for (uint32_t v : vs)
-      key.emplace_back(cap.samples[sample_of_[v]].source, cap.samples[sample_of_[v]].tid);
+    for (uint32_t v : vs) {
+      const TaskSample& s = c_.sample_of(unit_of_[v]);
+      key.emplace_back(s.source, s.tid);
+    }
     std::sort(key.begin(), key.end());
     Found& f = found_[key];
     ++f.seen;
@@ -148,8 +168,8 @@ class Finder {
     d.tasks.clear();
     d.nodes.clear();
     for (uint32_t v : vs) {
-      d.tasks.push_back(example_of(cap.samples[sample_of_[v]]));
-      d.nodes.push_back(c_.node[sample_of_[v]]);
+      d.tasks.push_back(example_of(c_.sample_of(unit_of_[v])));
+      d.nodes.push_back(c_.node[unit_of_[v]]);
     }
     bool first = true;
     Confidence weakest = Confidence::stated;
@@ -165,14 +185,15 @@ class Finder {
   }
 
   Context& c_;
-  HolderIndex index_;
+  std::vector<uint32_t> serves_begin_, serves_;  // per unit: the rules it serves
   std::unordered_multimap<TaskKey, const WaitsOnFact*, TaskKeyHash> facts_;
   std::vector<std::vector<uint32_t>> bucket_;  // rule -> vertices that hold or serve it
   std::vector<uint32_t> touched_;
   std::unordered_map<TaskKey, uint32_t, TaskKeyHash> vertex_;
-  std::vector<uint32_t> sample_of_;  // vertex -> sample
+  std::vector<uint32_t> unit_of_;  // vertex -> unit
   std::vector<TaskEdge> edges_;
   std::vector<int> comp_;
+  std::vector<char> waits_;
   std::map<std::vector<std::pair<uint16_t, int32_t>>, Found> found_;
   uint32_t snapshots_ = 0;
   bool dump_ = false;

@@ -32,11 +32,12 @@ void resolve_devices(Context& c) {
   };
   // Device names per context and per command name: each resolved once.
   std::unordered_map<uint32_t, uint32_t> by_context;
-  std::unordered_map<StrId, uint32_t> by_comm;
-  c.device.resize(cap.samples.size());
-  c.device_assumed.assign(cap.samples.size(), 0);
-  for (size_t i = 0; i < cap.samples.size(); ++i) {
-    const TaskSample& s = cap.samples[i];
+  std::vector<uint32_t> by_comm(cap.strings().size(), UINT32_MAX);  // StrId -> device
+  const size_t n = c.units.size();
+  c.device.resize(n);
+  c.device_assumed.assign(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const TaskSample& s = c.sample_of(static_cast<uint32_t>(i));
     uint32_t d = 0;
     if (s.context != 0) {
       auto [it, inserted] = by_context.try_emplace(s.context, 0);
@@ -44,14 +45,14 @@ void resolve_devices(Context& c) {
       d = it->second;
     }
     if (d == 0) {
-      auto [it, inserted] = by_comm.try_emplace(s.comm, 0);
-      if (inserted) it->second = intern(device_from_comm(cap.strings().get(s.comm)));
-      d = it->second;
+      uint32_t& known = by_comm[s.comm];
+      if (known == UINT32_MAX) known = intern(device_from_comm(cap.strings().get(s.comm)));
+      d = known;
     }
     c.device[i] = d;
   }
   if (c.devices.size() == 2) {  // exactly one device known: assume it for the others
-    for (size_t i = 0; i < cap.samples.size(); ++i)
+    for (size_t i = 0; i < n; ++i)
       if (c.device[i] == 0) {
         c.device[i] = 1;
         c.device_assumed[i] = 1;

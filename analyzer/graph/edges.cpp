@@ -4,7 +4,8 @@
 // names a holder wait for the sampled tasks that the holder predicate selects (same
 // device, same process, or anywhere, as the rule says), in proportion to how often
 // each was seen; with no holder sampled, for the device or for a holder nobody saw.
-// Linear in samples: both sides are summed per (node, rule, device) before joining.
+// Linear in units (samples summed per task and situation): both sides are summed per
+// (node, rule, device) before joining.
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -20,31 +21,31 @@ using TaskSet = std::unordered_set<TaskKey, TaskKeyHash>;
 void add_fact_edges(Context& c, EdgeSet& edges, TaskSet& explained) {
   const Capture& cap = c.capture;
   if (cap.facts.empty()) return;
-  std::unordered_map<TaskKey, std::vector<uint32_t>, TaskKeyHash> samples_of;
+  std::unordered_map<TaskKey, std::vector<uint32_t>, TaskKeyHash> units_of;
   for (const WaitsOnFact& f : cap.facts) {
-    samples_of[{f.source, f.waiter_tid}];
-    samples_of[{f.source, f.holder_tid}];
+    units_of[{f.source, f.waiter_tid}];
+    units_of[{f.source, f.holder_tid}];
   }
-  for (uint32_t i = 0; i < cap.samples.size(); ++i) {
-    auto it = samples_of.find(key_of(cap.samples[i]));
-    if (it != samples_of.end()) it->second.push_back(i);
+  for (uint32_t u = 0; u < c.units.size(); ++u) {
+    auto it = units_of.find(key_of(c.sample_of(u)));
+    if (it != units_of.end()) it->second.push_back(u);
   }
   for (const WaitsOnFact& f : cap.facts) {
     const TaskKey waiter{f.source, f.waiter_tid}, holder{f.source, f.holder_tid};
     explained.insert(waiter);
-    const std::vector<uint32_t>& ws = samples_of[waiter];
-    const std::vector<uint32_t>& hs = samples_of[holder];
+    const std::vector<uint32_t>& ws = units_of[waiter];
+    const std::vector<uint32_t>& hs = units_of[holder];
     std::string reason(cap.strings().get(f.kind));
     if (reason.empty()) reason = "lock";
 
     // Where the holder is: the nodes of its samples, or a node of its own.
-    TaskExample holder_task{hs.empty() ? 0 : cap.samples[hs.front()].pid, f.holder_tid,
+    TaskExample holder_task{hs.empty() ? 0 : c.sample_of(hs.front()).pid, f.holder_tid,
                             f.holder_comm};
     std::unordered_map<uint32_t, double> holder_nodes;
     double holder_total = 0;
-    for (uint32_t i : hs) {
-      holder_nodes[c.node[i]] += static_cast<double>(cap.samples[i].weight);
-      holder_total += static_cast<double>(cap.samples[i].weight);
+    for (uint32_t u : hs) {
+      holder_nodes[c.node[u]] += c.units[u].samples;
+      holder_total += c.units[u].samples;
     }
     if (hs.empty()) {
       holder_nodes[c.task_node(holder, holder_task)] = 1;
@@ -61,7 +62,7 @@ void add_fact_edges(Context& c, EdgeSet& edges, TaskSet& explained) {
     if (ws.empty()) {
       join(c.task_node(waiter, TaskExample{0, f.waiter_tid, f.waiter_comm}), 0);
     } else {
-      for (uint32_t i : ws) join(c.node[i], c.weight(cap.samples[i]));
+      for (uint32_t u : ws) join(c.node[u], c.units[u].weight);
     }
   }
 }
@@ -97,27 +98,26 @@ struct Waiting {
 
 constexpr size_t kMaxPicks = 8;  // holder nodes per waiting group
 
-Key key_for(const Context& c, uint32_t sample, uint32_t rule) {
+Key key_for(const Context& c, uint32_t unit, uint32_t rule) {
   const HolderScope scope = c.rules.groups[rule].holder.scope;
-  return Key{c.node[sample], rule, scope == HolderScope::device ? c.device[sample] : 0,
-             scope == HolderScope::process ? c.capture.samples[sample].pid : 0};
+  return Key{c.node[unit], rule, scope == HolderScope::device ? c.device[unit] : 0,
+             scope == HolderScope::process ? c.sample_of(unit).pid : 0};
 }
 
 void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
-  const Capture& cap = c.capture;
   const RuleSet& rules = c.rules;
 
   // Who waits, per node, rule, device and tgid.
   std::unordered_map<Key, Waiting, KeyHash> waiting;
   std::vector<char> wanted(rules.groups.size(), 0);  // rules somebody waits on
   std::unordered_set<uint64_t> wanted_process;       // (rule, tgid) of process scope
-  for (uint32_t i = 0; i < cap.samples.size(); ++i) {
-    const TaskSample& s = cap.samples[i];
+  for (uint32_t i = 0; i < c.units.size(); ++i) {
+    const TaskSample& s = c.sample_of(i);
     if (!explained.empty() && explained.contains(key_of(s))) continue;
     const uint32_t r = c.cls.groups[c.cls.wait(s.stack)].rule;
     if (r == kNoRule || rules.groups[r].holder.empty()) continue;
     Waiting& w = waiting[key_for(c, i, r)];
-    w.weight += c.weight(s);
+    w.weight += c.units[i].weight;
     w.device_assumed = w.device_assumed || c.device_assumed[i];
     wanted[r] = 1;
     if (rules.groups[r].holder.scope == HolderScope::process)
@@ -129,8 +129,8 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
   HolderIndex index(c);
   std::unordered_map<Key, uint32_t, KeyHash> cand_index;
   std::vector<Candidate> cands;
-  for (uint32_t i = 0; i < cap.samples.size(); ++i) {
-    const TaskSample& s = cap.samples[i];
+  for (uint32_t i = 0; i < c.units.size(); ++i) {
+    const TaskSample& s = c.sample_of(i);
     index.for_each(s, [&](uint32_t r) {
       if (!wanted[r]) return;
       if (rules.groups[r].holder.scope == HolderScope::process &&
@@ -143,9 +143,9 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
         cands.back().key = k;
       }
       Candidate& cand = cands[it->second];
-      cand.samples += static_cast<double>(s.weight);
+      cand.samples += c.units[i].samples;
       cand.device_assumed = cand.device_assumed || c.device_assumed[i];
-      cand.heavy.add(s, static_cast<double>(s.weight));
+      cand.heavy.add(s, c.units[i].samples);
     });
   }
   // Candidates by rule, and by rule and tgid for the rules of process scope.

@@ -78,9 +78,21 @@ struct Context {
   WaitGraph& graph;
   uint64_t rounds = 0;  // timed rounds: the denominator of average blocked threads
 
+  // The samples of one task in one situation (same stack, context and name), summed:
+  // the graph works on these, so that a long capture of a stuck task costs about what
+  // a short one does.
+  struct Unit {
+    uint32_t sample = 0;  // its first sample (index into Capture::samples)
+    double weight = 0;    // its samples' share of the graph's weight
+    double samples = 0;   // its samples' weight, as recorded
+  };
+  std::vector<Unit> units;
+  std::vector<uint32_t> unit_of;  // per sample
+  const TaskSample& sample_of(uint32_t unit) const { return capture.samples[units[unit].sample]; }
+
   // Devices by index; 0 is "unknown".
   std::vector<std::string> devices{""};
-  // Per sample (index into Capture::samples).
+  // Per unit.
   std::vector<uint32_t> device;
   std::vector<uint8_t> device_assumed;
   std::vector<uint32_t> node;
@@ -165,6 +177,7 @@ class HolderIndex {
 };
 
 // The steps of build_graph(), in order.
+void group_samples(Context& c);    // units.cpp
 void resolve_devices(Context& c);  // devices.cpp
 void place_samples(Context& c);    // nodes.cpp
 void add_edges(Context& c);        // edges.cpp: kernel facts, then holder rules

@@ -6,20 +6,23 @@
 namespace hangscope::graph_impl {
 
 void place_samples(Context& c) {
-  const Capture& cap = c.capture;
   std::vector<HeavyTasks> heavy;
-  c.node.resize(cap.samples.size());
-  for (size_t i = 0; i < cap.samples.size(); ++i) {
-    const TaskSample& s = cap.samples[i];
-    uint32_t n = c.group_node(c.cls.group(s.stack), c.device[i]);
+  // The node of each group on the device seen last: most samples hit it.
+  std::vector<std::pair<uint32_t, uint32_t>> last(c.cls.groups.size(), {UINT32_MAX, 0});
+  c.node.resize(c.units.size());
+  for (uint32_t i = 0; i < c.units.size(); ++i) {
+    const TaskSample& s = c.sample_of(i);
+    const uint32_t g = c.cls.group(s.stack);
+    if (last[g].first != c.device[i]) last[g] = {c.device[i], c.group_node(g, c.device[i])};
+    const uint32_t n = last[g].second;
     c.node[i] = n;
     GraphNode& node = c.graph.nodes[n];
-    const double w = c.weight(s);
-    node.weight += w;
-    node.samples += s.weight;
+    const Context::Unit& u = c.units[i];
+    node.weight += u.weight;
+    node.samples += static_cast<uint64_t>(u.samples);
     node.device_assumed = node.device_assumed || c.device_assumed[i];
     if (heavy.size() <= n) heavy.resize(n + 1);
-    heavy[n].add(s, c.graph.timed ? w : static_cast<double>(s.weight));
+    heavy[n].add(s, c.graph.timed ? u.weight : u.samples);
   }
   for (size_t n = 0; n < heavy.size(); ++n) c.graph.nodes[n].tasks = heavy[n].top(3);
 }
