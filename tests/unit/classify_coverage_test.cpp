@@ -211,6 +211,7 @@ const std::vector<Known>& known_stacks() {
       // process life, named locks
       {"coredump", {"coredump_task_exit", "do_exit", "do_group_exit", "get_signal"}},
       {"exec:de-thread", {"de_thread", "begin_new_exec", "load_elf_binary"}},
+      {"exec:vfork", {"kernel_clone", "__do_sys_vfork", "do_syscall_64"}},
       {"freezer", {"__refrigerator", "get_signal", "arch_do_signal_or_restart"}},
       {"net:rtnl-lock", {"rtnl_lock", "devinet_ioctl", "inet_ioctl"}},
       {"net:rtnl-lock", under(kMutex, {"mutex_lock", "rtnl_lock", "devinet_ioctl"})},
