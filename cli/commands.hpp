@@ -31,6 +31,7 @@ struct ReportOptions {
   std::string root = "none";       // none | comm | group
   std::string split = "group";     // speedscope profiles: group | input
   std::string graph_layout = "auto";  // auto | dot | builtin
+  std::string rules;         // a rule file added to the built-in rules; empty: none
 };
 
 struct RecordOptions {

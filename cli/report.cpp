@@ -109,6 +109,9 @@ CLI::App* add_report(CLI::App& app, ReportOptions& opts) {
   for (const Reader* r : readers()) names.emplace_back(r->name());
   cmd->add_option("--input-format", opts.input_format, "Read the inputs as this format")
       ->check(CLI::IsMember(names));
+  cmd->add_option("--rules", opts.rules,
+                  "Add wait-group rules from this TOML file to the built-in ones, or override "
+                  "them by name (docs/rules.md)");
   add_picture_options(*cmd, opts);
   cmd->footer(
       "Examples:\n"
@@ -116,12 +119,22 @@ CLI::App* add_report(CLI::App& app, ReportOptions& opts) {
       "  hangscope report -f html -o storm.html storm.capture\n"
       "  hangscope report -f svg --color-by subsystem --min-width 0.5% storm.capture > storm.svg\n"
       "  cat /proc/*/task/*/stack | hangscope report -\n"
-      "  hangscope report -f folded storm.capture | flamegraph.pl > storm.svg");
+      "  hangscope report -f folded storm.capture | flamegraph.pl > storm.svg\n"
+      "  hangscope report -f dot storm.capture | dot -Tsvg > waits.svg\n"
+      "  hangscope report --rules my-rules.toml hang.log");
   return cmd;
 }
 
-int report_capture(const Capture& capture, const ReportOptions& opts) {
+namespace {
+
+// The built-in rules, with the rule file of --rules added.
+RuleSet rules_for(const ReportOptions& opts) {
+  return opts.rules.empty() ? builtin_rules() : builtin_rules_with(opts.rules);
+}
+
+int report_with(const Capture& capture, const ReportOptions& opts, const RuleSet& rules) {
   AnalysisOptions analysis_options;
+  analysis_options.rules = &rules;
   analysis_options.flame.root = opts.root == "comm"    ? FlameRoot::comm
                                 : opts.root == "group" ? FlameRoot::group
                                                        : FlameRoot::none;
@@ -131,10 +144,17 @@ int report_capture(const Capture& capture, const ReportOptions& opts) {
   return kOk;
 }
 
+}  // namespace
+
+int report_capture(const Capture& capture, const ReportOptions& opts) {
+  return report_with(capture, opts, rules_for(opts));
+}
+
 int run_report(const ReportOptions& opts) {
+  RuleSet rules = rules_for(opts);  // a bad rule file fails before the inputs are read
   Capture capture;
   for (const std::string& path : opts.inputs) read_input(path, opts.input_format, capture);
-  return report_capture(capture, opts);
+  return report_with(capture, opts, rules);
 }
 
 }  // namespace hangscope::cli

@@ -9,6 +9,8 @@ PACKAGES="
   libgtest-dev
   libbenchmark-dev
   libabsl-dev
+  libtomlplusplus-dev
+  libboost-graph-dev
   nlohmann-json3-dev
   zlib1g-dev
   libzstd-dev

@@ -1,136 +1,224 @@
-#include <string>
+// The rule engine: one pass over each distinct stack's frames (leaf first) collects
+// which match patterns hit where; then the best match decides the group. Role rules
+// beat specific ones, specific ones beat generic ones; then the innermost blocking
+// frame wins; then a match with a `below` condition beats one without; then the
+// earlier rule. A stack no rule matches is clustered by its first meaningful frame.
+#include <fmt/format.h>
+
+#include <limits>
 #include <unordered_map>
 
-#include "hangscope/classify.hpp"
+#include "compiled_rules.hpp"
 
 namespace hangscope {
 
-FramePattern FramePattern::parse(std::string_view spec) {
-  FramePattern p;
-  if (spec.ends_with('*')) {
-    p.prefix = true;
-    spec.remove_suffix(1);
-  }
-  if (spec.starts_with('*')) {
-    p.suffix = true;
-    spec.remove_prefix(1);
-  }
-  p.text = std::string(spec);
-  return p;
-}
-
-bool FramePattern::matches(std::string_view f) const {
-  if (prefix && suffix) return f.find(text) != std::string_view::npos;
-  if (prefix) return f.starts_with(text);
-  if (suffix) return f.ends_with(text);
-  return f == text;
-}
-
 namespace {
 
-struct Match {
-  size_t rule = SIZE_MAX;
-  size_t position = SIZE_MAX;  // index of the blocking frame, leaf first
-  bool generic = true;
-  // Specific beats generic; then the innermost blocking frame; then the earlier rule.
-  bool better_than(const Match& o) const {
-    if (o.rule == SIZE_MAX) return true;
-    if (generic != o.generic) return !generic;
+using classify_impl::CompiledRules;
+using classify_impl::FrameIndex;
+using classify_impl::Hit;
+using classify_impl::Use;
+
+constexpr uint32_t kUnset = std::numeric_limits<uint32_t>::max();
+
+struct Candidate {
+  uint32_t match = kUnset;
+  uint32_t rule = kUnset;
+  uint32_t position = kUnset;  // index of the blocking frame, leaf first
+  Tier tier = Tier::generic;
+  bool constrained = false;
+  bool on_scheduler = false;  // the blocking frame is a scheduler frame (io_schedule)
+
+  bool better_than(const Candidate& o) const {
+    if (o.match == kUnset) return true;
+    if (tier != o.tier) return tier < o.tier;
+    // io_schedule says only that a wait is I/O: the primitive under it says which.
+    if (on_scheduler != o.on_scheduler) return !on_scheduler;
     if (position != o.position) return position < o.position;
-    return rule < o.rule;
+    if (constrained != o.constrained) return constrained;
+    return match < o.match;
   }
 };
 
 class Classifier {
  public:
-  Classifier(const StackTable& stacks, const RuleSet& rules) : stacks_(stacks), rules_(rules) {
-    // Rules that share a group: the first one describes it.
-    for (size_t r = 0; r < rules.rules.size(); ++r) describing_.try_emplace(rules.rules[r].group, r);
+  Classifier(const StackTable& stacks, const RuleSet& rules)
+      : stacks_(stacks), compiled_(rules), index_(compiled_, stacks) {
+    first_.assign(compiled_.matches().size(), kUnset);
+    last_below_.assign(compiled_.matches().size(), kUnset);
+    holder_hit_.assign(rules.groups.size(), 0);
+    holder_not_.assign(rules.groups.size(), 0);
+    rule_group_.assign(rules.groups.size(), kUnset);
   }
 
   Classification run() {
     Classification out;
-    out.group_of_stack.resize(stacks_.stack_count());
-    for (StackId s = 0; s < stacks_.stack_count(); ++s) out.group_of_stack[s] = classify(s, out);
+    const size_t n = stacks_.stack_count();
+    out.group_of_stack.resize(n);
+    out.wait_of_stack.resize(n);
+    out.serves_begin.reserve(n + 1);
+    for (StackId s = 0; s < n; ++s) {
+      classify_stack(s, out);
+      out.serves_begin.push_back(static_cast<uint32_t>(out.serves_rules.size()));
+    }
     return out;
   }
 
  private:
-  uint32_t group_id(Classification& out, const std::string& name, const std::string& title,
-                    const std::string& subsystem, const std::string& resource) {
-    auto [it, inserted] = index_.try_emplace(name, static_cast<uint32_t>(out.groups.size()));
-    if (inserted) out.groups.push_back(WaitGroup{name, title, subsystem, resource});
+  const RuleSet& rules() const { return compiled_.rules(); }
+
+  bool meaningful(FrameId f) const {
+    return !(index_.frame_class(f) & (classify_impl::kScheduler | classify_impl::kLock));
+  }
+
+  // The frames that count, leaf first: reliable ones, or all of them when no reliable
+  // frame says anything (4.x kernels mark almost every frame with "? ").
+  size_t select_frames(StackId id) {
+    frames_.clear();
+    auto stack = stacks_.stack(id);
+    for (FrameId f : stack)
+      if (!(stacks_.frame(f).flags & kUnreliable)) frames_.push_back(f);
+    size_t innermost = first_meaningful();
+    if (innermost == frames_.size() && frames_.size() != stack.size()) {
+      frames_.assign(stack.begin(), stack.end());
+      innermost = first_meaningful();
+    }
+    return innermost;
+  }
+
+  size_t first_meaningful() const {
+    for (size_t i = 0; i < frames_.size(); ++i)
+      if (meaningful(frames_[i])) return i;
+    return frames_.size();
+  }
+
+  void classify_stack(StackId id, Classification& out) {
+    const size_t innermost = select_frames(id);
+    for (size_t i = 0; i < frames_.size(); ++i) {
+      for (const Hit& h : index_.hits(frames_[i])) {
+        switch (h.use) {
+          case Use::match_frame:
+            if (first_[h.id] == kUnset) {
+              first_[h.id] = static_cast<uint32_t>(i);
+              if (last_below_[h.id] == kUnset) touched_.push_back(h.id);
+            }
+            break;
+          case Use::match_below:
+            if (first_[h.id] == kUnset && last_below_[h.id] == kUnset) touched_.push_back(h.id);
+            last_below_[h.id] = static_cast<uint32_t>(i);
+            break;
+          case Use::holder_frame:
+          case Use::holder_not:
+            if (!holder_hit_[h.id] && !holder_not_[h.id]) touched_rules_.push_back(h.id);
+            (h.use == Use::holder_frame ? holder_hit_ : holder_not_)[h.id] = 1;
+            break;
+        }
+      }
+    }
+    if (!frames_.empty())
+      for (uint32_t m : compiled_.any_frame_matches()) {
+        if (first_[m] == kUnset && last_below_[m] == kUnset) touched_.push_back(m);
+        first_[m] = 0;
+      }
+
+    Candidate best, best_wait;  // best_wait: the best that is not a role
+    for (uint32_t m : touched_) {
+      const CompiledRules::Match& match = compiled_.matches()[m];
+      const uint32_t pos = first_[m];
+      bool ok = pos != kUnset;
+      if (ok && match.constrained) ok = last_below_[m] != kUnset && last_below_[m] > pos;
+      if (ok && match.innermost) ok = pos <= innermost;
+      first_[m] = last_below_[m] = kUnset;
+      if (!ok) continue;
+      const bool sched = (index_.frame_class(frames_[pos]) & classify_impl::kScheduler) != 0;
+      Candidate c{m, match.rule, pos, rules().groups[match.rule].tier, match.constrained, sched};
+      if (c.better_than(best)) best = c;
+      if (c.tier != Tier::role && c.better_than(best_wait)) best_wait = c;
+    }
+    touched_.clear();
+
+    // The rules whose holders this stack belongs to.
+    for (uint32_t r : touched_rules_) {
+      if (holder_hit_[r] && !holder_not_[r]) out.serves_rules.push_back(r);
+      holder_hit_[r] = holder_not_[r] = 0;
+    }
+    for (uint32_t r : compiled_.any_holder_rules()) {
+      bool listed = false;
+      for (uint32_t t : touched_rules_) listed = listed || t == r;
+      if (!listed) out.serves_rules.push_back(r);
+    }
+    touched_rules_.clear();
+
+    const uint32_t group =
+        best.match == kUnset ? unclassified(innermost, out) : group_of(best, out);
+    out.group_of_stack[id] = group;
+    out.wait_of_stack[id] =
+        best.tier == Tier::role && best_wait.match != kUnset ? group_of(best_wait, out) : group;
+  }
+
+  uint32_t group_of(const Candidate& c, Classification& out) {
+    const GroupRule& rule = rules().groups[c.rule];
+    if (rule.tier != Tier::generic) {
+      if (rule_group_[c.rule] == kUnset)
+        rule_group_[c.rule] =
+            add_group(out, rule.name, rule.title, rule.subsystem, rule.resource, c.rule);
+      return rule_group_[c.rule];
+    }
+    std::string caller = rule.by_frame ? std::string(index_.canonical(frames_[c.position]))
+                                       : caller_of(c.position, c.rule);
+    return add_group(out, rule.name + ":" + caller, rule.title + " in " + caller, rule.subsystem,
+                     rule.resource, c.rule);
+  }
+
+  uint32_t unclassified(size_t innermost, Classification& out) {
+    if (innermost == frames_.size())
+      return add_group(out, "other:(no stack)", "no kernel stack", "unknown",
+                       "unknown: the stack was empty or held only scheduler frames", kNoRule, true);
+    std::string first(index_.canonical(frames_[innermost]));
+    std::string title = "other: " + first;
+    for (size_t j = innermost + 1; j < frames_.size(); ++j) {
+      if (!meaningful(frames_[j]) || (index_.frame_class(frames_[j]) & classify_impl::kEntry))
+        continue;
+      title += fmt::format(" ← {}", index_.canonical(frames_[j]));
+      break;
+    }
+    return add_group(out, "other:" + first, title, "unknown", "unknown: no rule matched", kNoRule,
+                     true);
+  }
+
+  uint32_t add_group(Classification& out, const std::string& name, const std::string& title,
+                     const std::string& subsystem, const std::string& resource, uint32_t rule,
+                     bool unclassified = false) {
+    auto [it, inserted] = group_index_.try_emplace(name, static_cast<uint32_t>(out.groups.size()));
+    if (inserted)
+      out.groups.push_back(WaitGroup{name, title, subsystem, resource, rule, unclassified});
     return it->second;
   }
 
-  uint32_t classify(StackId id, Classification& out) {
-    // The frames that count: reliable ones, leaf first.
-    names_.clear();
-    for (FrameId f : stacks_.stack(id))
-      if (!(stacks_.frame(f).flags & kUnreliable)) names_.push_back(stacks_.function(f));
-
-    size_t innermost = names_.size();  // first frame that is neither scheduler nor lock
-    for (size_t i = 0; i < names_.size(); ++i) {
-      if (!is_scheduler_frame(names_[i]) && !is_lock_primitive(names_[i])) {
-        innermost = i;
-        break;
-      }
+  // Who took the lock: the first frame past the blocking frame that is neither a
+  // scheduler, lock or entry frame nor another frame of the same rule.
+  std::string caller_of(size_t position, uint32_t rule) const {
+    for (size_t j = position + 1; j < frames_.size(); ++j) {
+      FrameId f = frames_[j];
+      if (index_.frame_class(f)) continue;
+      bool same_rule = false;
+      for (const Hit& h : index_.hits(f))
+        same_rule =
+            same_rule || (h.use == Use::match_frame && compiled_.matches()[h.id].rule == rule);
+      if (!same_rule) return std::string(index_.canonical(f));
     }
-
-    Match best;
-    for (size_t r = 0; r < rules_.rules.size(); ++r) {
-      const Rule& rule = rules_.rules[r];
-      for (size_t i = 0; i < names_.size(); ++i) {
-        if (rule.innermost && i > innermost) break;
-        if (!matches_any(rule.frames, names_[i])) continue;
-        if (!rule.below.empty() && !below_matches(rule.below, i + 1)) continue;
-        Match m{r, i, rule.generic};
-        if (m.better_than(best)) best = m;
-        break;  // the innermost position of this rule is its best
-      }
-    }
-
-    if (best.rule != SIZE_MAX) {
-      const Rule& rule = rules_.rules[describing_.at(rules_.rules[best.rule].group)];
-      if (!rule.generic) return group_id(out, rule.group, rule.title, rule.subsystem, rule.resource);
-      std::string caller = caller_of(best.position);
-      return group_id(out, rule.group + ":" + caller, rule.title + " in " + caller,
-                      rule.subsystem, rule.resource);
-    }
-    if (innermost == names_.size()) {
-      return group_id(out, "other:(no stack)", "no kernel stack", "unknown",
-                      "unknown: the stack was empty or held only scheduler frames");
-    }
-    std::string first(names_[innermost]);
-    return group_id(out, "other:" + first, "other: " + first, "unknown", "unknown");
-  }
-
-  static bool matches_any(const std::vector<FramePattern>& ps, std::string_view f) {
-    for (const FramePattern& p : ps)
-      if (p.matches(f)) return true;
-    return false;
-  }
-
-  bool below_matches(const std::vector<FramePattern>& ps, size_t from) const {
-    for (size_t j = from; j < names_.size(); ++j)
-      if (matches_any(ps, names_[j])) return true;
-    return false;
-  }
-
-  // The first frame past a lock primitive that is not itself a primitive: who took the lock.
-  std::string caller_of(size_t position) const {
-    for (size_t j = position + 1; j < names_.size(); ++j)
-      if (!is_scheduler_frame(names_[j]) && !is_lock_primitive(names_[j]) &&
-          !is_entry_frame(names_[j]))
-        return std::string(names_[j]);
     return "?";
   }
 
   const StackTable& stacks_;
-  const RuleSet& rules_;
-  std::vector<std::string_view> names_;
-  std::unordered_map<std::string, uint32_t> index_;
-  std::unordered_map<std::string, size_t> describing_;  // group name -> its first rule
+  CompiledRules compiled_;
+  FrameIndex index_;
+  std::vector<FrameId> frames_;
+  std::vector<uint32_t> first_, last_below_, touched_;  // per match
+  std::vector<uint8_t> holder_hit_, holder_not_;        // per rule
+  std::vector<uint32_t> touched_rules_;
+  std::vector<uint32_t> rule_group_;  // specific and role rules: their group, once made
+  std::unordered_map<std::string, uint32_t> group_index_;
 };
 
 }  // namespace

@@ -1,6 +1,9 @@
 // The renderers of the render stage, one per output format, each in its own file.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "hangscope/render.hpp"
 
 namespace hangscope::render {
@@ -11,5 +14,10 @@ const Renderer& svg_renderer();         // svg.cpp: the interactive flamegraph
 const Renderer& html_renderer();        // html.cpp: the self-contained HTML report
 const Renderer& speedscope_renderer();  // speedscope.cpp: speedscope's JSON file format
 const Renderer& pprof_renderer();       // pprof.cpp: pprof's profile.proto, gzipped
+const Renderer& dot_renderer();     // dot.cpp: the waits-on graph for Graphviz
+const Renderer& json_renderer();    // json.cpp: everything, for programs
+
+// verdict_words.cpp: the verdict as lines of text (possible deadlocks, then findings).
+std::vector<std::string> verdict_lines(const Report& report);
 
 }  // namespace hangscope::render

@@ -1,5 +1,7 @@
-// The text summary: inputs, the wait-group table, the top stacks of each group, and
-// what was odd about the inputs.
+// The text summary: the verdict first (what the most blocked threads wait on, and
+// possible deadlocks), then the inputs, the per-subsystem breakdown, the waits-on
+// chains, the wait-group table, the top stacks of each group, and what was odd about
+// the inputs.
 #include <fmt/format.h>
 
 #include "renderers.hpp"
@@ -134,6 +136,37 @@ void context_section(Out out, const Report& r) {
     fmt::format_to(out, "  {}: recorded without kernel stacks (no CAP_SYS_ADMIN): grouped by wait channel\n", path);
 }
 
+std::string amount(const WaitGraph& g, double w) {
+  return g.timed ? fmt::format("{:.2f}", w) : fmt::format("{:.0f}", w);
+}
+
+void subsystems(Out out, const Report& r) {
+  const auto& subs = r.graph().verdict.subsystems;
+  if (subs.empty()) return;
+  fmt::format_to(out, "by subsystem:");
+  for (size_t i = 0; i < subs.size(); ++i)
+    fmt::format_to(out, "{} {} {} ({:.0f}%)", i ? "," : "", subs[i].subsystem,
+                   amount(r.graph(), subs[i].weight), subs[i].share * 100);
+  out = '\n';
+}
+
+void chains(Out out, const Report& r) {
+  const WaitGraph& g = r.graph();
+  if (g.chains.empty()) return;
+  fmt::format_to(out, "\nwaits-on chains ({} behind each root):\n",
+                 g.timed ? "average blocked threads" : "blocked tasks");
+  for (size_t i = 0; i < g.chains.size() && i < 5; ++i) {
+    const Chain& c = g.chains[i];
+    fmt::format_to(out, "  {:>6}  ", amount(g, c.behind));
+    for (size_t j = 0; j < c.nodes.size(); ++j) {
+      const GraphNode& n = g.nodes[c.nodes[j]];
+      fmt::format_to(out, "{}{}", j ? " -> " : "", n.label);
+      if (n.kind == NodeKind::group) fmt::format_to(out, " ({})", amount(g, n.weight));
+    }
+    out = '\n';
+  }
+}
+
 void warnings(Out out, const Capture& c) {
   bool first = true;
   auto head = [&] {
@@ -158,7 +191,7 @@ class TextRenderer final : public Renderer {
  public:
   std::string_view name() const override { return "text"; }
   std::string_view description() const override {
-    return "the summary: wait groups, their top stacks, and warnings about the inputs";
+    return "the summary: the verdict, wait groups, chains, top stacks, and warnings";
   }
   std::string render(const Report& report, const RenderOptions& options) const override;
 };
@@ -167,6 +200,9 @@ std::string TextRenderer::render(const Report& r, const RenderOptions& opt) cons
   const Summary& sum = r.summary();
   std::string text;
   Out out(text);
+  std::vector<std::string> verdict = verdict_lines(r);
+  for (const std::string& line : verdict) fmt::format_to(out, "{}\n", line);
+  if (!verdict.empty()) out = '\n';
   fmt::format_to(out, "hangscope report: {} input{}", r.capture.sources.size(),
                  r.capture.sources.size() == 1 ? "" : "s");
   if (sum.timed) fmt::format_to(out, ", {} rounds over {:.2f} s", sum.rounds, sum.duration_s);
@@ -177,6 +213,9 @@ std::string TextRenderer::render(const Report& r, const RenderOptions& opt) cons
   } else {
     double total_avg = 0;
     for (const GroupSummary& g : sum.groups) total_avg += g.avg_blocked;
+    out = '\n';
+    subsystems(out, r);
+    chains(out, r);
     out = '\n';
     if (sum.timed)
       fmt::format_to(out, "{:.2f} average blocked threads in {} wait group{}\n\n", total_avg,

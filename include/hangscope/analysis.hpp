@@ -4,6 +4,7 @@
 #include "hangscope/classify.hpp"
 #include "hangscope/flame_tree.hpp"
 #include "hangscope/context_summary.hpp"
+#include "hangscope/graph.hpp"
 #include "hangscope/model.hpp"
 #include "hangscope/summary.hpp"
 #include "hangscope/timeline.hpp"
@@ -22,6 +23,7 @@ struct Analysis {
   FlameTree flame;    // every stack merged root first, for flamegraphs
   Timeline timeline;  // blocked threads per wait group per round
   ContextSummary context;  // syscalls, files, devices, containers per group
+  WaitGraph graph;  // who waits for whom: chains to the roots, deadlocks, the verdict
 };
 
 Analysis analyze(const Capture& capture, const AnalysisOptions& options = {});

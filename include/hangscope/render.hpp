@@ -19,6 +19,7 @@ struct Report {
   const Analysis& analysis;
   const Classification& classification() const { return analysis.classification; }
   const Summary& summary() const { return analysis.summary; }
+  const WaitGraph& graph() const { return analysis.graph; }
 };
 
 // Pictures: what decides a frame's colour, and the order of siblings.

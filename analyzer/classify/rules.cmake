@@ -1,0 +1,13 @@
+# The built-in wait-group rules (builtin.toml), embedded in the binary as bytes at build
+# time: HANGSCOPE_BUILTIN_RULES_SOURCE names the generated source, rebuilt when the
+# rules change.
+set(HANGSCOPE_BUILTIN_RULES ${CMAKE_CURRENT_LIST_DIR}/builtin.toml)
+set(HANGSCOPE_BUILTIN_RULES_SOURCE ${CMAKE_CURRENT_BINARY_DIR}/builtin_rules_data.cpp)
+add_custom_command(
+  OUTPUT ${HANGSCOPE_BUILTIN_RULES_SOURCE}
+  COMMAND ${CMAKE_COMMAND} -DINPUT=${HANGSCOPE_BUILTIN_RULES}
+          -DOUTPUT=${HANGSCOPE_BUILTIN_RULES_SOURCE} -DSYMBOL=kBuiltinRules
+          -DNAMESPACE=hangscope::classify_data -P ${CMAKE_CURRENT_LIST_DIR}/embed_file.cmake
+  DEPENDS ${HANGSCOPE_BUILTIN_RULES} ${CMAKE_CURRENT_LIST_DIR}/embed_file.cmake
+  COMMENT "Embedding the built-in wait-group rules"
+  VERBATIM)

@@ -1,0 +1,188 @@
+// What the parts of the graph stage share while one graph is built: the inputs, what
+// was resolved about each sample (its device and node), and the nodes made so far.
+// Internal to analyzer/graph/.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "hangscope/graph.hpp"
+
+namespace hangscope::graph_impl {
+
+// One task across its samples: tids are unique within one input.
+struct TaskKey {
+  uint16_t source = 0;
+  int32_t tid = 0;
+  bool operator==(const TaskKey&) const = default;
+};
+struct TaskKeyHash {
+  size_t operator()(const TaskKey& k) const noexcept {
+    return std::hash<uint64_t>{}((uint64_t{k.source} << 32) ^ static_cast<uint32_t>(k.tid));
+  }
+};
+
+inline TaskKey key_of(const TaskSample& s) { return {s.source, s.tid}; }
+inline TaskExample example_of(const TaskSample& s) { return {s.pid, s.tid, s.comm}; }
+
+// The heaviest tasks of a stream, in constant space and without hashing (the "space
+// saving" heavy-hitter summary): exact while it has seen at most kSlots tasks, and
+// otherwise it keeps every task heavier than 1/kSlots of the total. Used for the
+// holders behind an edge, where every sample of a holder adds to one summary.
+class HeavyTasks {
+ public:
+  static constexpr size_t kSlots = 16;
+  void add(const TaskSample& s, double weight);
+  std::vector<WeightedTask> top(size_t n) const;
+
+ private:
+  struct Slot {
+    uint16_t source = 0;
+    WeightedTask task;
+  };
+  std::vector<Slot> slots_;
+};
+
+// Sums weights per task and keeps the heaviest few (for small sets: an edge's holders).
+class TaskTally {
+ public:
+  void add(const TaskSample& s, double weight) {
+    auto [it, inserted] = tasks_.try_emplace(key_of(s), WeightedTask{example_of(s), 0});
+    it->second.weight += weight;
+  }
+  void add(const WeightedTask& t, uint16_t source) {
+    auto [it, inserted] = tasks_.try_emplace(TaskKey{source, t.task.tid}, WeightedTask{t.task, 0});
+    it->second.weight += t.weight;
+  }
+  std::vector<WeightedTask> top(size_t n) const;
+  const std::unordered_map<TaskKey, WeightedTask, TaskKeyHash>& all() const { return tasks_; }
+
+ private:
+  std::unordered_map<TaskKey, WeightedTask, TaskKeyHash> tasks_;
+};
+
+// The block device of a kernel thread that names one: "jbd2/loop0-8" -> "loop0",
+// "xfsaild/sda1" -> "sda1"; "" for any other name.
+std::string_view device_from_comm(std::string_view comm);
+
+struct Context {
+  Context(const Capture& c, const Classification& k, const RuleSet& r, WaitGraph& g);
+
+  const Capture& capture;
+  const Classification& cls;
+  const RuleSet& rules;
+  WaitGraph& graph;
+  uint64_t rounds = 0;  // timed rounds: the denominator of average blocked threads
+
+  // The samples of one task in one situation (same stack, context and name), summed:
+  // the graph works on these, so that a long capture of a stuck task costs about what
+  // a short one does.
+  struct Unit {
+    uint32_t sample = 0;  // its first sample (index into Capture::samples)
+    double weight = 0;    // its samples' share of the graph's weight
+    double samples = 0;   // its samples' weight, as recorded
+  };
+  std::vector<Unit> units;
+  std::vector<uint32_t> unit_of;  // per sample
+  const TaskSample& sample_of(uint32_t unit) const { return capture.samples[units[unit].sample]; }
+
+  // Devices by index; 0 is "unknown".
+  std::vector<std::string> devices{""};
+  // Per unit.
+  std::vector<uint32_t> device;
+  std::vector<uint8_t> device_assumed;
+  std::vector<uint32_t> node;
+
+  // A sample's share of the graph's weight: average blocked threads when timed.
+  double weight(const TaskSample& s) const;
+  bool counts(const TaskSample& s) const;  // a sample of a timed input, or any when untimed
+
+  uint32_t group_node(uint32_t group, uint32_t device);
+  uint32_t device_node(uint32_t device);
+  uint32_t unseen_node(uint32_t rule, uint32_t device);
+  uint32_t task_node(const TaskKey& key, const TaskExample& task);
+
+  const GroupRule* rule_of_group(uint32_t group) const {
+    uint32_t r = cls.groups[group].rule;
+    return r == kNoRule ? nullptr : &rules.groups[r];
+  }
+  bool idle_node(uint32_t node) const;
+  bool role_node(uint32_t node) const;
+
+ private:
+  uint32_t add_node(GraphNode n);
+  std::unordered_map<uint64_t, uint32_t> group_nodes_, device_nodes_, unseen_nodes_;
+  std::unordered_map<TaskKey, uint32_t, TaskKeyHash> task_nodes_;
+};
+
+// Collects edges: parallel contributions are summed into one edge.
+class EdgeSet {
+ public:
+  void add(uint32_t from, uint32_t to, double weight, Confidence confidence, bool assumed_one_fs,
+           const std::string& reason, const std::vector<WeightedTask>* holders = nullptr,
+           double holder_scale = 0, uint16_t source = 0);
+  void add_holder(uint32_t from, uint32_t to, const WeightedTask& t, uint16_t source);
+  std::vector<GraphEdge> finish() const;
+
+ private:
+  struct Acc {
+    GraphEdge edge;
+    std::vector<std::string> reasons;
+    TaskTally holders;
+  };
+  Acc& at(uint32_t from, uint32_t to);
+  std::unordered_map<uint64_t, size_t> index_;
+  std::vector<Acc> edges_;
+};
+
+// The rules a sample's task holds or serves: by its stack's holder frames, its group,
+// its command name, or the work it executes.
+class HolderIndex {
+ public:
+  explicit HolderIndex(const Context& c);
+  // Calls f(rule) once for every rule whose holders include the sample's task.
+  template <typename F>
+  void for_each(const TaskSample& s, F&& f) const {
+    seen_.clear();
+    auto once = [&](uint32_t r) {
+      for (uint32_t x : seen_)
+        if (x == r) return;
+      seen_.push_back(r);
+      f(r);
+    };
+    for (uint32_t r : c_.cls.serves(s.stack)) once(r);
+    for (uint32_t r : by_group_[c_.cls.group(s.stack)]) once(r);
+    if (!comm_rules_.empty())
+      for (uint32_t r : by_comm(s.comm)) once(r);
+    if (!workqueue_rules_.empty() && runs_work(s))
+      for (uint32_t r : workqueue_rules_) once(r);
+  }
+
+ private:
+  const std::vector<uint32_t>& by_comm(StrId comm) const;
+  bool runs_work(const TaskSample& s) const;
+
+  const Context& c_;
+  std::vector<std::vector<uint32_t>> by_group_;  // group -> rules naming it as holder
+  std::vector<std::pair<FramePattern, uint32_t>> comm_rules_;
+  std::vector<uint32_t> workqueue_rules_;
+  // Per command name (by StrId): 1 + index into comm_lists_, 0 when not computed yet.
+  mutable std::vector<uint32_t> comm_index_;
+  mutable std::vector<std::vector<uint32_t>> comm_lists_;
+  mutable std::vector<uint32_t> seen_;
+};
+
+// The steps of build_graph(), in order.
+void group_samples(Context& c);    // units.cpp
+void resolve_devices(Context& c);  // devices.cpp
+void place_samples(Context& c);    // nodes.cpp
+void add_edges(Context& c);        // edges.cpp: kernel facts, then holder rules
+void find_chains(Context& c);      // chains.cpp
+void find_deadlocks(Context& c);   // deadlocks.cpp
+void write_verdict(Context& c);    // verdict.cpp
+
+}  // namespace hangscope::graph_impl

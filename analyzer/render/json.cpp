@@ -1,0 +1,170 @@
+// Everything the analyses found, as one JSON document for programs: the inputs, the
+// wait groups with their top stacks, the waits-on graph (nodes, edges, chains,
+// possible deadlocks) and the verdict, in its parts and in words. Written with
+// nlohmann/json.
+#include <nlohmann/json.hpp>
+
+#include "renderers.hpp"
+
+namespace hangscope::render {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+Json task(const Capture& c, const TaskExample& t) {
+  return {{"pid", t.pid}, {"tid", t.tid}, {"comm", c.strings().get(t.comm)}};
+}
+
+Json weighted(const Capture& c, const std::vector<WeightedTask>& ts) {
+  Json out = Json::array();
+  for (const WeightedTask& t : ts) {
+    Json j = task(c, t.task);
+    j["weight"] = t.weight;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+Json inputs(const Capture& c) {
+  Json out = Json::array();
+  for (const SourceInfo& s : c.sources)
+    out.push_back({{"path", s.path},
+                   {"format", s.format},
+                   {"host", s.host},
+                   {"kernel", s.kernel},
+                   {"interval_s", s.interval_s},
+                   {"timed", s.timed},
+                   {"weight_unit", s.weight_unit},
+                   {"truncated", s.truncated},
+                   {"skipped_lines", s.skipped_lines}});
+  return out;
+}
+
+Json groups(const Report& r) {
+  const StackTable& st = r.capture.stacks;
+  Json out = Json::array();
+  for (const GroupSummary& g : r.summary().groups) {
+    const WaitGroup& wg = r.classification().groups[g.group];
+    Json stacks = Json::array();
+    for (const StackSummary& s : g.top_stacks) {
+      Json frames = Json::array(), examples = Json::array();
+      for (FrameId f : st.stack(s.stack)) frames.push_back(st.function(f));
+      for (const TaskExample& t : s.examples) examples.push_back(task(r.capture, t));
+      stacks.push_back({{"weight", s.weight}, {"frames", frames}, {"examples", examples}});
+    }
+    out.push_back({{"name", wg.name},
+                   {"title", wg.title},
+                   {"subsystem", wg.subsystem},
+                   {"resource", wg.resource},
+                   {"unclassified", wg.unclassified},
+                   {"weight", g.weight},
+                   {"avg_blocked", g.avg_blocked},
+                   {"share", g.share},
+                   {"tasks", g.tasks},
+                   {"longest_s", g.longest_s},
+                   {"longest_task", task(r.capture, g.longest_task)},
+                   {"top_stacks", stacks}});
+  }
+  return out;
+}
+
+Json graph(const Report& r) {
+  const WaitGraph& g = r.graph();
+  Json nodes = Json::array(), edges = Json::array(), chains = Json::array(),
+       deadlocks = Json::array();
+  for (uint32_t v = 0; v < g.nodes.size(); ++v) {
+    const GraphNode& n = g.nodes[v];
+    Json j = {{"id", v}, {"kind", node_kind_name(n.kind)}, {"label", n.label}};
+    if (n.kind == NodeKind::group) {
+      const WaitGroup& wg = r.classification().groups[n.group];
+      j["group"] = wg.name;
+      j["subsystem"] = wg.subsystem;
+    }
+    j["device"] = n.device;
+    j["device_assumed"] = n.device_assumed;
+    j["weight"] = n.weight;
+    j["samples"] = n.samples;
+    j["tasks"] = weighted(r.capture, n.tasks);
+    nodes.push_back(std::move(j));
+  }
+  for (const GraphEdge& e : g.edges)
+    edges.push_back({{"from", e.from},
+                     {"to", e.to},
+                     {"weight", e.weight},
+                     {"confidence", confidence_name(e.confidence)},
+                     {"assumed_one_fs", e.assumed_one_fs},
+                     {"reason", e.reason},
+                     {"holders", weighted(r.capture, e.holders)}});
+  for (const Chain& c : g.chains) chains.push_back({{"behind", c.behind}, {"nodes", c.nodes}});
+  for (const Deadlock& d : g.deadlocks) {
+    Json tasks = Json::array();
+    for (const TaskExample& t : d.tasks) tasks.push_back(task(r.capture, t));
+    deadlocks.push_back({{"tasks", tasks},
+                         {"nodes", d.nodes},
+                         {"reasons", d.reasons},
+                         {"confidence", confidence_name(d.confidence)},
+                         {"seen", d.seen},
+                         {"snapshots", d.snapshots}});
+  }
+  return {{"unit", g.timed ? "average blocked threads" : "samples"},
+          {"nodes", nodes},
+          {"edges", edges},
+          {"chains", chains},
+          {"deadlocks", deadlocks}};
+}
+
+Json verdict(const Report& r) {
+  const Verdict& v = r.graph().verdict;
+  auto parts = [](const std::vector<VerdictPart>& ps) {
+    Json out = Json::array();
+    for (const VerdictPart& p : ps)
+      out.push_back({{"weight", p.weight}, {"phrase", p.phrase}, {"holder", p.holder}});
+    return out;
+  };
+  Json findings = Json::array(), subsystems = Json::array();
+  for (const Finding& f : v.findings)
+    findings.push_back({{"total", f.total},
+                        {"subject", f.subject},
+                        {"waits", parts(f.waits)},
+                        {"behind", parts(f.behind)},
+                        {"then", f.then},
+                        {"root", f.root},
+                        {"assumed_one_fs", f.assumed_one_fs},
+                        {"holder_unknown", f.holder_unknown},
+                        {"holder_unseen", f.holder_unseen}});
+  for (const SubsystemShare& s : v.subsystems)
+    subsystems.push_back({{"subsystem", s.subsystem}, {"weight", s.weight}, {"share", s.share}});
+  return {{"lines", verdict_lines(r)}, {"findings", findings}, {"subsystems", subsystems}};
+}
+
+class JsonRenderer final : public Renderer {
+ public:
+  std::string_view name() const override { return "json"; }
+  std::string_view description() const override {
+    return "everything as JSON: inputs, groups, graph nodes and edges, chains, verdict";
+  }
+  std::string render(const Report& r, const RenderOptions&) const override {
+    const Summary& sum = r.summary();
+    Json doc = {{"inputs", inputs(r.capture)},
+                {"timed", sum.timed},
+                {"rounds", sum.rounds},
+                {"duration_s", sum.duration_s},
+                {"total_weight", sum.total_weight},
+                {"weight_unit", sum.weight_unit},
+                {"verdict", verdict(r)},
+                {"groups", groups(r)},
+                {"graph", graph(r)}};
+    // Invalid UTF-8 in a command name or frame is replaced, never a reason to fail.
+    return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+  }
+};
+
+}  // namespace
+
+const Renderer& json_renderer() {
+  static const JsonRenderer r;
+  return r;
+}
+
+}  // namespace hangscope::render

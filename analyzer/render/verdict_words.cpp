@@ -1,0 +1,111 @@
+// The verdict in words a kernel engineer would write: possible deadlocks first, then
+// what the most blocked threads wait on and who is behind it. Shared by the text
+// report (its first lines) and the other renderers that carry it.
+#include <fmt/format.h>
+
+#include "renderers.hpp"
+
+namespace hangscope::render {
+
+namespace {
+
+std::string amount(const WaitGraph& g, double w) {
+  return g.timed ? fmt::format("{:.1f}", w) : fmt::format("{:.0f}", w);
+}
+
+// "3.2 blocked threads wait", "1 blocked task waits".
+std::string what(const WaitGraph& g, double total) {
+  if (g.timed) return "blocked threads wait";
+  return total == 1 ? "blocked task waits" : "blocked tasks wait";
+}
+
+std::string part(const WaitGraph& g, const VerdictPart& p, bool with_holder) {
+  std::string s = fmt::format("{} {}", amount(g, p.weight), p.phrase);
+  if (with_holder && !p.holder.empty()) s += fmt::format(" ({})", p.holder);
+  return s;
+}
+
+std::string joined(const std::vector<std::string>& parts, std::string_view last) {
+  std::string s;
+  for (size_t i = 0; i < parts.size(); ++i)
+    s += std::string(i == 0 ? "" : i + 1 == parts.size() ? last : ", ") + parts[i];
+  return s;
+}
+
+std::string task_words(const Capture& c, const TaskExample& t) {
+  std::string_view comm = c.strings().get(t.comm);
+  return fmt::format("{} ({})", comm.empty() ? "?" : comm, t.tid);
+}
+
+// Parts too small to print ("0.0 for ...") are summed into one "other" part.
+std::vector<std::string> parts_words(const WaitGraph& g, const std::vector<VerdictPart>& parts,
+                                     size_t max_parts, bool with_holder, std::string_view others) {
+  const double visible = g.timed ? 0.05 : 0.5;
+  std::vector<std::string> out;
+  double rest = 0;
+  size_t hidden = 0;
+  for (const VerdictPart& p : parts) {
+    if (out.size() < max_parts && p.weight >= visible) {
+      out.push_back(part(g, p, with_holder));
+    } else {
+      rest += p.weight;
+      ++hidden;
+    }
+  }
+  if (hidden == 1 && rest >= visible && out.size() == max_parts) {
+    out.push_back(part(g, parts[max_parts], with_holder));
+  } else if (rest >= visible) {
+    out.push_back(fmt::format("{} in {} {}", amount(g, rest), hidden, others));
+  }
+  return out;
+}
+
+std::string finding_line(const WaitGraph& g, const Finding& f, size_t max_parts) {
+  std::string line = fmt::format("{} {} on {}", amount(g, f.total), what(g, f.total), f.subject);
+  std::vector<VerdictPart> waits = f.waits;
+  for (VerdictPart& p : waits)
+    if (p.holder == f.subject || p.holder == f.then) p.holder.clear();  // says nothing new
+  std::vector<std::string> direct = parts_words(g, waits, max_parts, true, "other waits");
+  std::vector<std::string> behind = parts_words(g, f.behind, 2, false, "other groups");
+  if (!direct.empty()) line += ": " + joined(direct, ", ");
+  if (!behind.empty()) line += fmt::format(", {} behind them", joined(behind, " and "));
+  if (f.holder_unknown) line += "; nothing names who holds it (no holder rule, no kernel line)";
+  if (f.holder_unseen) line += "; its holder was not sampled";
+  return line;
+}
+
+}  // namespace
+
+std::vector<std::string> verdict_lines(const Report& r) {
+  const WaitGraph& g = r.graph();
+  std::vector<std::string> lines;
+  for (const Deadlock& d : g.deadlocks) {
+    if (lines.size() == 3) break;
+    std::vector<std::string> tasks;
+    for (const TaskExample& t : d.tasks) tasks.push_back(task_words(r.capture, t));
+    std::string reasons;
+    for (const std::string& x : d.reasons) reasons += (reasons.empty() ? "" : ", ") + x;
+    std::string when = d.snapshots > 1
+                           ? fmt::format(", seen in {} of {} rounds", d.seen, d.snapshots)
+                           : std::string();
+    lines.push_back(fmt::format("possible deadlock: {} wait for each other ({}; {}{})",
+                                joined(tasks, " and "), reasons, confidence_name(d.confidence),
+                                when));
+  }
+  const auto& findings = g.verdict.findings;
+  for (size_t i = 0; i < findings.size() && i < 4; ++i) {
+    const Finding& f = findings[i];
+    if (i == 0) {
+      lines.push_back(finding_line(g, f, 4));
+      if (!f.then.empty())
+        lines.push_back(fmt::format("  {} itself waits for {}", f.subject, f.then));
+      if (f.assumed_one_fs)
+        lines.push_back("  (one file system assumed: the device of some tasks was not recorded)");
+    } else if (f.total >= 0.05 * findings[0].total) {
+      lines.push_back("also: " + finding_line(g, f, 2));
+    }
+  }
+  return lines;
+}
+
+}  // namespace hangscope::render

@@ -1,0 +1,117 @@
+// The waits-on graph: who waits for whom, built with Boost.Graph from the classified
+// samples, the rules' holder predicates and the kernel's explicit statements.
+//
+// Nodes are wait groups (one per block device when the device is known) and the
+// holders that are not themselves waiting: a block device, a holder nobody sampled, a
+// task the kernel named. An edge A -> B says that the blocked threads of A wait for
+// something B holds or serves; its weight is how many of them (average blocked threads,
+// or samples for inputs without rounds). Chains follow the edges from the largest
+// groups to the roots (nodes with no way out); cycles of tasks that wait for each
+// other at the same time are reported as possible deadlocks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hangscope/classify.hpp"
+#include "hangscope/model.hpp"
+#include "hangscope/summary.hpp"
+
+namespace hangscope {
+
+enum class NodeKind : uint8_t {
+  group,   // the tasks of one wait group (on one device)
+  device,  // a block device: serves I/O, waits for nothing we can see
+  unseen,  // a holder a rule names but nobody sampled ("the jbd2 commit thread")
+  task,    // a task the kernel named as a lock owner but that was not sampled
+};
+std::string_view node_kind_name(NodeKind k);
+
+struct WeightedTask {
+  TaskExample task;
+  double weight = 0;  // in the graph's unit
+};
+
+struct GraphNode {
+  NodeKind kind = NodeKind::group;
+  uint32_t group = UINT32_MAX;  // group nodes: index into Classification::groups
+  uint32_t rule = kNoRule;      // group and unseen nodes: index into RuleSet::groups
+  std::string device;           // the block device ("loop0"); "" when unknown
+  bool device_assumed = false;  // taken from the only device seen: one file system assumed
+  std::string label;            // "jbd2:log-space @loop0", "block device loop0", ...
+  double weight = 0;            // its tasks' average blocked threads (samples when untimed)
+  uint64_t samples = 0;
+  std::vector<WeightedTask> tasks;  // its heaviest tasks (a few)
+};
+
+struct GraphEdge {
+  uint32_t from = 0;
+  uint32_t to = 0;
+  double weight = 0;  // blocked threads of `from` that wait for `to`
+  Confidence confidence = Confidence::assumed;
+  // Device-scoped, but a device was not known: the edge assumed one file system.
+  bool assumed_one_fs = false;
+  std::string reason;                 // the holder: "checkpointer", "commit thread", "mutex"
+  std::vector<WeightedTask> holders;  // the tasks behind it, heaviest first (a few)
+};
+
+// A path from a large group to a root, with the blocked threads whose waits end there.
+struct Chain {
+  std::vector<uint32_t> nodes;
+  double behind = 0;
+};
+
+// Tasks that wait for each other at the same time (in one round, or in one dump).
+struct Deadlock {
+  std::vector<TaskExample> tasks;
+  std::vector<uint32_t> nodes;                  // the node each task is in
+  std::vector<std::string> reasons;             // how they wait: "mutex", "commit thread", ...
+  Confidence confidence = Confidence::assumed;  // of its weakest edge
+  uint32_t seen = 0;                            // rounds (or dumps) in which the cycle was seen
+  uint32_t snapshots = 0;                       // rounds (or dumps) that could have shown it
+};
+
+// The verdict, in parts that the renderers put into words.
+struct VerdictPart {
+  double weight = 0;
+  std::string phrase;  // "for log space", "in the rename lock"
+  std::string holder;  // "checkpointer storm-w7 (22800)"; "" when unknown
+};
+
+struct Finding {
+  double total = 0;                 // blocked threads whose waits end here
+  std::string subject;              // "the jbd2 journal of loop0"
+  std::vector<VerdictPart> waits;   // who waits on the subject directly, by phrase
+  std::vector<VerdictPart> behind;  // who waits behind them
+  std::string then;                 // what the subject itself waits for: "block device loop0"
+  bool assumed_one_fs = false;      // some edge on the way assumed one file system
+  bool holder_unknown = false;      // no rule or kernel line names who holds it
+  bool holder_unseen = false;       // a rule names the holder, but none was sampled
+  uint32_t root = 0;                // the root node
+};
+
+struct SubsystemShare {
+  std::string subsystem;
+  double weight = 0;
+  double share = 0;  // of all blocked threads, 0..1
+};
+
+struct Verdict {
+  std::vector<Finding> findings;           // most blocked threads first
+  std::vector<SubsystemShare> subsystems;  // heaviest first, idle waits excluded
+};
+
+struct WaitGraph {
+  bool timed = false;  // weights are average blocked threads (else samples)
+  std::vector<GraphNode> nodes;
+  std::vector<GraphEdge> edges;
+  std::vector<Chain> chains;        // most blocked threads behind their root first
+  std::vector<Deadlock> deadlocks;  // possible deadlocks, most often seen first
+  Verdict verdict;
+};
+
+WaitGraph build_graph(const Capture& capture, const Classification& cls, const RuleSet& rules);
+
+}  // namespace hangscope
