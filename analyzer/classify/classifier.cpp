@@ -158,6 +158,10 @@ class Classifier {
 
   uint32_t group_of(const Candidate& c, Classification& out) {
     const GroupRule& rule = rules().groups[c.rule];
+    if (rule.by_user_caller)
+      return add_group(out, rule.name + ":" + user_caller_of(c.position, c.rule),
+                       rule.title + " in " + user_caller_of(c.position, c.rule), rule.subsystem,
+                       rule.resource, c.rule);
     if (rule.tier != Tier::generic) {
       if (rule_group_[c.rule] == kUnset)
         rule_group_[c.rule] =
@@ -208,6 +212,29 @@ class Classifier {
       if (!same_rule) return std::string(index_.canonical(f));
     }
     return "?";
+  }
+
+  // The program's function that made the call: the first user-space frame further out
+  // than the blocking frame that is not in the C library (pthread_mutex_lock,
+  // __lll_lock_wait, or an unnamed libc address) and that no match of the rule names.
+  std::string user_caller_of(size_t position, uint32_t rule) const {
+    for (size_t j = position + 1; j < frames_.size(); ++j) {
+      FrameId f = frames_[j];
+      if (stacks_.frame(f).kind != FrameKind::user || index_.frame_class(f)) continue;
+      if (is_c_library(stacks_.module(f))) continue;
+      bool same_rule = false;
+      for (const Hit& h : index_.hits(f))
+        same_rule = same_rule || ((h.use == Use::match_frame || h.use == Use::match_below) &&
+                                  compiled_.matches()[h.id].rule == rule);
+      if (!same_rule) return std::string(stacks_.function(f));
+    }
+    return "?";
+  }
+
+  static bool is_c_library(std::string_view module) {
+    return module.starts_with("libc.so") || module.starts_with("libc-") ||
+           module.starts_with("libpthread") || module.starts_with("ld-linux") ||
+           module.starts_with("ld-musl") || module.starts_with("libc.musl");
   }
 
   const StackTable& stacks_;

@@ -41,7 +41,12 @@ FrameIndex::FrameIndex(const CompiledRules& rules, const StackTable& stacks) {
   begin_.reserve(n + 1);
   begin_.push_back(0);
   for (FrameId f = 0; f < n; ++f) {
-    std::string_view name = rules.canonical(stacks.function(f));
+    // User-space frames are matched as "u:<function>", so that a rule says which side it
+    // means: a kernel read() and a user read() are different frames.
+    std::string_view name =
+        stacks.frame(f).kind == FrameKind::user
+            ? std::string_view(user_names_.emplace_back("u:" + std::string(stacks.function(f))))
+            : rules.canonical(stacks.function(f));
     canonical_[f] = name;
     class_[f] = rules.frame_class(name);
     rules.hits(name, hits_);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <span>
 #include <string>
@@ -108,6 +109,7 @@ class FrameIndex {
   std::vector<uint32_t> begin_;
   std::vector<Hit> hits_;
   std::vector<std::string_view> canonical_;
+  std::deque<std::string> user_names_;  // "u:<function>" of user-space frames
 };
 
 }  // namespace hangscope::classify_impl

@@ -52,6 +52,13 @@ std::string pattern_problem(std::string_view spec, Ok ok, std::string_view what)
 }  // namespace
 
 std::string frame_pattern_problem(std::string_view spec) {
+  // "u:name" matches user-space frames, whose names may be demangled C++
+  // ("u:(anonymous namespace)::run(void*)"): any printable text.
+  if (spec.starts_with("u:")) {
+    if (spec.size() == 2) return "'u:' needs a function name after it";
+    return pattern_problem(
+        spec.substr(2), [](char c) { return c >= ' ' && c <= '~'; }, "a user-space function name");
+  }
   // Kernel symbols: letters, digits, '_', and the '.' of compiler suffixes ('$' on some arches).
   return pattern_problem(
       spec,

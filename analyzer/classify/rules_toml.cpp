@@ -241,7 +241,9 @@ class Loader {
     g.subject = text(t, "subject", "[[group]]");
     std::string tier = choice(t, "tier", {"specific", "generic", "role"});
     g.tier = tier == "specific" ? Tier::specific : tier == "generic" ? Tier::generic : Tier::role;
-    g.by_frame = choice(t, "named_by", {"caller", "frame"}) == "frame";
+    const std::string named_by = choice(t, "named_by", {"caller", "frame", "user-caller"});
+    g.by_frame = named_by == "frame";
+    g.by_user_caller = named_by == "user-caller";
     if (g.by_frame && g.tier != Tier::generic)
       fail(t.get("named_by")->source(), "named_by is for generic groups (tier = \"generic\")");
     g.idle = flag(t, "idle");

@@ -17,20 +17,60 @@ namespace {
 
 using Out = std::back_insert_iterator<std::string>;
 
-// The waits-on graph as nodes and weighted edges for draw_graph().
-//
-// The analyses do not compute a waits-on graph yet, so this returns false with the
-// reason, and the report says it. To wire it once Analysis holds the graph: add one
-// PictureNode per vertex (label: the group or task, detail: its average blocked
-// threads, fill: palette.group_color(group).hex() for a group), one PictureEdge per
-// edge (from the waiter to what it waits on, weight: the waiters' blocked threads),
-// and return true; draw_graph() lays it out with dot or the built-in layout.
-bool waits_on_picture(const Report& /*report*/, const Palette& /*palette*/, PictureGraph& /*graph*/,
+// The waits-on graph as nodes and weighted edges for draw_graph(): the nodes that wait
+// or are waited for, heaviest first and at most kMaxNodes of them, so that the picture
+// stays readable on captures with many groups; what is left out is said under it.
+constexpr size_t kMaxPictureNodes = 40;
+
+bool waits_on_picture(const Report& r, const Palette& palette, PictureGraph& picture,
                       std::string& why_not) {
-  why_not =
-      "No waits-on graph: this version of hangscope does not compute the waits-on graph "
-      "yet, so there is nothing to draw.";
-  return false;
+  const WaitGraph& g = r.graph();
+  if (g.edges.empty()) {
+    why_not = g.nodes.empty() ? "No waits-on graph: no blocked tasks were seen."
+                              : "No waits-on graph: no wait group waits for another group, a "
+                                "task or a device that the rules or the kernel name.";
+    return false;
+  }
+  std::vector<uint32_t> linked;
+  std::vector<uint8_t> seen(g.nodes.size(), 0);
+  for (const GraphEdge& e : g.edges)
+    for (uint32_t v : {e.from, e.to})
+      if (!seen[v]) seen[v] = 1, linked.push_back(v);
+  // Roots (devices, unseen holders) weigh nothing themselves: rank by what they carry.
+  std::vector<double> carried(g.nodes.size(), 0);
+  for (const GraphEdge& e : g.edges) carried[e.to] += e.weight, carried[e.from] += e.weight;
+  std::stable_sort(linked.begin(), linked.end(), [&](uint32_t a, uint32_t b) {
+    return g.nodes[a].weight + carried[a] > g.nodes[b].weight + carried[b];
+  });
+  if (linked.size() > kMaxPictureNodes) {
+    why_not = fmt::format("The {} lightest of {} nodes are left out.",
+                          linked.size() - kMaxPictureNodes, linked.size());
+    linked.resize(kMaxPictureNodes);
+  }
+  std::vector<uint32_t> index(g.nodes.size(), UINT32_MAX);
+  for (uint32_t v : linked) {
+    const GraphNode& n = g.nodes[v];
+    index[v] = static_cast<uint32_t>(picture.nodes.size());
+    PictureNode p;
+    p.label = n.label;
+    if (n.kind == NodeKind::group) {
+      p.detail = g.timed ? fmt::format("{:.2f} threads", n.weight)
+                         : fmt::format("{:.0f} {}", n.weight, r.summary().weight_unit);
+      p.fill = palette.group_color(n.group).hex();
+    } else {
+      p.detail = std::string(node_kind_name(n.kind));
+      p.fill = n.kind == NodeKind::device ? "#c8c8c8" : "#eeeeee";
+    }
+    picture.nodes.push_back(std::move(p));
+  }
+  for (const GraphEdge& e : g.edges) {
+    if (index[e.from] == UINT32_MAX || index[e.to] == UINT32_MAX) continue;
+    std::string label = e.reason;
+    if (e.confidence != Confidence::strong)
+      label += fmt::format("{}{}", label.empty() ? "" : ", ", confidence_name(e.confidence));
+    picture.edges.push_back({index[e.from], index[e.to], e.weight, std::move(label)});
+  }
+  return true;
 }
 
 std::string task_label(const Capture& c, const TaskExample& t) {
@@ -39,7 +79,7 @@ std::string task_label(const Capture& c, const TaskExample& t) {
   return fmt::format("{} ({})", comm.empty() ? "tid" : comm, t.tid);
 }
 
-std::string verdict(const Report& r) {
+std::string overview(const Report& r) {
   const Summary& sum = r.summary();
   if (sum.groups.empty()) return "No blocked tasks were seen.";
   const GroupSummary& top = sum.groups.front();
@@ -158,8 +198,14 @@ std::string HtmlRenderer::render(const Report& r, const RenderOptions& opt) cons
                  "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                  "<title>{}</title>\n<style>\n{}{}</style>\n</head>\n<body>\n",
                  title, assets::report_css, assets::flamegraph_css);
-  fmt::format_to(out, "<header><h1>{}</h1>\n<p class=\"verdict\">{}</p></header>\n", title,
-                 xml_text(verdict(r)));
+  // The waits-on verdict leads, as in the text report; the overview of the groups after it.
+  fmt::format_to(out, "<header><h1>{}</h1>\n", title);
+  for (const std::string& line : verdict_lines(r)) {
+    const bool detail = line.starts_with("  ");
+    fmt::format_to(out, "<p class=\"{}\">{}</p>\n", detail ? "verdict detail" : "verdict",
+                   xml_text(detail ? std::string_view(line).substr(2) : std::string_view(line)));
+  }
+  fmt::format_to(out, "<p class=\"overview\">{}</p></header>\n", xml_text(overview(r)));
   inputs(out, r.capture);
   group_table(out, r, group_colors);
 
@@ -178,10 +224,15 @@ std::string HtmlRenderer::render(const Report& r, const RenderOptions& opt) cons
 
   fmt::format_to(out, "<section id=\"waits-on\"><h2>Waits-on graph</h2>\n");
   PictureGraph graph;
+  why_not.clear();
   if (waits_on_picture(r, group_colors, graph, why_not)) {
     GraphDrawing drawing = draw_graph(graph, opt.graph_layout);
-    fmt::format_to(out, "<div class=\"graph\" data-engine=\"{}\">{}</div>\n", drawing.engine,
-                   drawing.svg);
+    fmt::format_to(out,
+                   "<p class=\"hint\">An arrow goes from the waiting group to what it waits "
+                   "for; its width is the blocked threads that wait.</p>\n"
+                   "<div class=\"graph\" data-engine=\"{}\">{}</div>\n",
+                   drawing.engine, drawing.svg);
+    if (!why_not.empty()) fmt::format_to(out, "<p class=\"none\">{}</p>\n", xml_text(why_not));
   } else {
     fmt::format_to(out, "<p class=\"none\">{}</p>\n", xml_text(why_not));
   }

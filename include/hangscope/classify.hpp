@@ -102,6 +102,9 @@ struct GroupRule {
   // Generic groups are named "<name>:<caller of the blocking frame>", or with
   // `by_frame` "<name>:<blocking frame>" (idle:worker_thread).
   bool by_frame = false;
+  // Named "<name>:<the first user-space frame outside the C library>" (any tier): a futex
+  // wait under pthread_mutex_lock called from foo is "user-lock:foo".
+  bool by_user_caller = false;
   // Tasks that sleep without waiting for anything (idle kernel threads, poll loops, a
   // FUSE daemon waiting for requests): counted, but never victims in the verdict.
   bool idle = false;

@@ -176,7 +176,8 @@ try {
   await htmlPage.goto(pathToFileURL(path.resolve(args.html)).href);
   await check('html: verdict, wait groups, timeline and the waits-on line are shown', async () => {
     const verdict = await text(htmlPage, '.verdict');
-    assert.match(verdict, /threads were blocked on average/);
+    assert.match(verdict, /blocked threads wait on the jbd2 journal/);
+    assert.match(await text(htmlPage, '.overview'), /threads were blocked on average/);
     const rows = await htmlPage.evaluate(() => document.querySelectorAll('table.groups tbody tr').length);
     assert.ok(rows >= 3, `${rows} wait groups in the table`);
     const chart = await htmlPage.evaluate(() => {
@@ -184,7 +185,14 @@ try {
       return { w: r.width, h: r.height, areas: document.querySelectorAll('svg.hs-timeline .hs-area').length };
     });
     assert.ok(chart.w > 600 && chart.h > 150 && chart.areas > 0, JSON.stringify(chart));
-    assert.match(await text(htmlPage, '#waits-on'), /No waits-on graph/);
+    const graph = await htmlPage.evaluate(() => {
+      const svg = document.querySelector('#waits-on .graph svg');
+      if (!svg) return null;
+      const r = svg.getBoundingClientRect();
+      return { w: r.width, h: r.height, text: svg.textContent };
+    });
+    assert.ok(graph && graph.w > 100 && graph.h > 100, JSON.stringify(graph));
+    assert.match(graph.text, /jbd2:force-commit/);
     await htmlPage.screenshot({ path: path.join(args.out, 'html-0-page.png'), fullPage: true });
   });
   await exercise(htmlPage, 'html', { fullPage: false });

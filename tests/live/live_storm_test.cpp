@@ -47,7 +47,9 @@ TEST(LiveStorm, JournalWaitsAppearWithRealStacks) {
   EXPECT_GT(by_name["jbd2:force-commit"]->avg_blocked, 0.5);
 
   // The samples in those groups carry the real kernel frames, from the storm's workers.
-  size_t log_space = 0, force_commit = 0;
+  // Other tasks of this machine may wait for their own journals too: the storm's workers
+  // must be among them.
+  size_t log_space = 0, force_commit = 0, from_storm = 0;
   for (const TaskSample& s : c.samples) {
     const std::string& g = cls.groups[cls.group(s.stack)].name;
     if (g == "jbd2:log-space") {
@@ -55,10 +57,11 @@ TEST(LiveStorm, JournalWaitsAppearWithRealStacks) {
       ++log_space;
     } else if (g == "jbd2:force-commit") {
       EXPECT_TRUE(stack_has(c, s.stack, "jbd2_log_wait_commit"));
-      EXPECT_TRUE(c.strings().get(s.comm).starts_with("storm-w")) << c.strings().get(s.comm);
+      from_storm += c.strings().get(s.comm).starts_with("storm-w");
       ++force_commit;
     }
   }
   EXPECT_GT(log_space, 0u);
   EXPECT_GT(force_commit, 0u);
+  EXPECT_GT(from_storm, 0u);
 }

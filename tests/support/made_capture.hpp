@@ -71,11 +71,16 @@ class MadeCapture {
 
   Analysis analyse(FlameTreeOptions flame = {}) {
     cls.group_of_stack.resize(capture.stacks.stack_count(), 0);
+    // Made groups are not role groups and serve nobody: each stack waits for its group.
+    cls.wait_of_stack = cls.group_of_stack;
+    cls.serves_begin.assign(capture.stacks.stack_count() + 1, 0);
+    cls.serves_rules.clear();
     Analysis a;
     a.classification = cls;
     a.summary = summarize(capture, cls);
     a.flame = build_flame_tree(capture, cls, flame);
     a.timeline = build_timeline(capture, cls, a.summary);
+    a.graph = build_graph(capture, cls, builtin_rules());
     return a;
   }
 

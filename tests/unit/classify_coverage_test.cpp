@@ -22,11 +22,18 @@ struct Known {
   std::string wait = "";           // what it waits for, when not the group (roles)
 };
 
-// Classifies one stack with the built-in rules.
+// Classifies one stack with the built-in rules. "u:function@module" is a user-space frame.
 std::pair<std::string, std::string> classify_one(const std::vector<std::string>& leaf_first) {
   StackTable st;
   std::vector<FrameId> ids;
-  for (const std::string& f : leaf_first) ids.push_back(st.intern_frame(f));
+  for (const std::string& f : leaf_first) {
+    if (!f.starts_with("u:")) {
+      ids.push_back(st.intern_frame(f));
+      continue;
+    }
+    const size_t at = f.rfind('@');
+    ids.push_back(st.intern_frame(f.substr(2, at - 2), f.substr(at + 1), FrameKind::user));
+  }
   StackId s = st.intern_stack(ids);
   Classification c = classify(st, builtin_rules());
   return {c.groups[c.group(s)].name, c.groups[c.wait(s)].name};
@@ -224,6 +231,21 @@ const std::vector<Known>& known_stacks() {
        {"__schedule", "schedule", "exit_to_user_mode_loop", "do_syscall_64"}},
       {"user:futex", {"futex_wait_queue", "__futex_wait", "futex_wait", "do_futex"}},
       {"user:futex", {"futex_do_wait", "__futex_wait", "futex_wait", "do_futex"}},  // as on 6.18
+      // with user frames (record --user-stacks): named by the program's calling function
+      {"user-lock:wait_on_mutex_in_foo",
+       {"futex_do_wait", "__futex_wait", "futex_wait", "do_futex", "__x64_sys_futex",
+        "do_syscall_64", "entry_SYSCALL_64_after_hwframe", "u:__lll_lock_wait@libc.so.6",
+        "u:libc.so.6+0x8b0d2@libc.so.6", "u:pthread_mutex_lock@libc.so.6",
+        "u:wait_on_mutex_in_foo@blocker", "u:run_thread@blocker", "u:start_thread@libc.so.6",
+        "u:clone3@libc.so.6"}},
+      {"user-lock:Queue::pop()",
+       {"futex_wait_queue", "__futex_wait", "futex_wait", "do_futex", "__x64_sys_futex",
+        "u:__futex_abstimed_wait_common@libc.so.6", "u:___pthread_cond_wait@libc.so.6",
+        "u:Queue::pop()@app", "u:worker(void*)@app", "u:start_thread@libc.so.6"}},
+      // a user frame with the name of a lock function is not a kernel frame, nor the reverse
+      {"user:futex",
+       {"futex_do_wait", "__futex_wait", "futex_wait", "do_futex", "pthread_mutex_lock",
+        "u:my_futex_loop@app"}},
       // generic: the primitive, named by its caller
       {"mutex:anon_pipe_write", under(kMutex, {"mutex_lock", "anon_pipe_write", "vfs_write"})},
       {"mutex:ext4_mb_regular_allocator",
@@ -275,7 +297,7 @@ TEST(ClassifyCoverage, EveryBuiltInGroupHasAKnownStack) {
   }
   size_t blocking_points = 0;
   for (const GroupRule& g : builtin_rules().groups) {
-    if (g.tier == Tier::generic) {
+    if (g.tier == Tier::generic || g.by_user_caller) {
       bool any = false;
       for (const std::string& s : seen) any = any || s.starts_with(g.name + ":");
       EXPECT_TRUE(any) << g.name << " (generic) has no known stack";
