@@ -46,4 +46,6 @@ bool is_scheduler_frame(std::string_view f) { return has_class(f, classify_impl:
 bool is_lock_primitive(std::string_view f) { return has_class(f, classify_impl::kLock); }
 bool is_entry_frame(std::string_view f) { return has_class(f, classify_impl::kEntry); }
 
+std::string_view canonical_function(std::string_view f) { return builtin_compiled().canonical(f); }
+
 }  // namespace hangscope

@@ -1,8 +1,9 @@
 // Matching stacks across kernels. The same wait looks different on two kernels:
 // functions are renamed, inlined, or split, and compilers add clone suffixes. Frames
-// are already normalised (offsets, .isra/.constprop), and the wait group of a stack
-// names what it waits for; the key of a stack is its wait group and its frames, root
-// first, without scheduler and entry frames.
+// are already normalised (offsets, .isra/.constprop), renamed functions are folded by
+// the rules' aliases (wait_on_page_writeback is folio_wait_writeback), and the wait
+// group of a stack names what it waits for; the key of a stack is its wait group and
+// its frames, root first, without scheduler and entry frames.
 #include "diff_internal.hpp"
 #include "hangscope/classify.hpp"
 
@@ -13,7 +14,11 @@ std::vector<std::string> matching_frames(const StackTable& st, StackId s) {
   auto frames = st.stack(s);
   for (size_t i = frames.size(); i-- > 0;) {
     if (st.frame(frames[i]).flags & kUnreliable) continue;
-    std::string_view f = st.function(frames[i]);
+    if (st.frame(frames[i]).kind == FrameKind::user) {  // no kernel renames apply
+      out.emplace_back("u:" + std::string(st.function(frames[i])));
+      continue;
+    }
+    std::string_view f = canonical_function(st.function(frames[i]));
     if (is_scheduler_frame(f) || is_entry_frame(f) || is_lock_primitive(f)) continue;
     out.emplace_back(f);
   }

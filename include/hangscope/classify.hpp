@@ -174,6 +174,10 @@ struct Classification {
 bool is_scheduler_frame(std::string_view function);
 bool is_lock_primitive(std::string_view function);
 bool is_entry_frame(std::string_view function);
+// The name the built-in rules use for a kernel function: compiler suffixes and names
+// renamed across kernel versions folded ("wait_on_page_writeback" ->
+// "folio_wait_writeback"); the view is into `function` or into the built-in rules.
+std::string_view canonical_function(std::string_view function);
 
 Classification classify(const StackTable& stacks, const RuleSet& rules);
 
