@@ -362,8 +362,10 @@ Sampler::Sampler(SamplerOptions options, CaptureWriter& out)
   // A stat read is the cheapest there is: one that takes this long is blocked, not slow
   // (preemption on a loaded machine has been seen to hold one for tens of milliseconds).
   s_->scan_stall_ns = std::max<int64_t>(s_->read_timeout_ns, 50'000'000);
-  s_->user_budget_ns = o.user_stack_budget.count() > 0 ? o.user_stack_budget.count() * 1000
-                                                       : s_->read_timeout_ns * 3 / 4;
+  // The unwinds end before the round stops waiting for its reads.
+  s_->user_budget_ns = s_->read_timeout_ns * 3 / 4;
+  if (o.user_stack_budget.count() > 0)
+    s_->user_budget_ns = std::min(s_->user_budget_ns, o.user_stack_budget.count() * 1000);
   if (o.max_stack == 0) o.max_stack = 1;
 }
 

@@ -48,8 +48,8 @@ struct SamplerOptions {
   // their process per round. Every other task gets its kernel frames only.
   bool user_stacks = false;
   bool stop_for_user_stacks = false;
-  // How long the unwinds of a round may take (0: three quarters of the read timeout, so
-  // that they end before the round stops waiting for its reads).
+  // How long the unwinds of a round may take (0, and at most: three quarters of the read
+  // timeout, so that they end before the round stops waiting for its reads).
   std::chrono::microseconds user_stack_budget{0};
   bool stacks = true;              // false: wait channel and state only
   std::string no_stacks_reason;    // recorded in the header when !stacks
