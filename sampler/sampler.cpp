@@ -658,6 +658,11 @@ void Sampler::State::add_user_frames(Candidate& c, TaskDetails& d, bool fresh) {
   if (r == UserStackResult::timed_out) {
     d.user_frames = timed_out_line();
     t.details.reset();  // read again next round, whether it ran or not
+  } else if (r == UserStackResult::partial) {
+    // Not kept for a task that does not run: the deadline may have cut it (the first
+    // unwinds of a recording read maps, binaries and symbols cold), and a later round,
+    // with warm caches, may get further.
+    t.details.reset();
   }
   count_user_stack(user_round, r);
 }
