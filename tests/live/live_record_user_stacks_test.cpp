@@ -25,6 +25,7 @@
 #include "support/stalled_fuse.hpp"
 #include "support/storm_session.hpp"
 #include "support/temp_dir.hpp"
+#include "support/wait_for.hpp"
 #include "user_stack/blocker_process.hpp"
 
 using namespace hangscope;
@@ -42,16 +43,6 @@ char state_of(int pid, int tid) {
   std::string stat = ss.str();
   size_t close = stat.rfind(')');
   return close == std::string::npos || close + 2 >= stat.size() ? '?' : stat[close + 2];
-}
-
-template <typename F>
-bool wait_for(F ready, std::chrono::milliseconds limit) {
-  auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return ready();
 }
 
 // What the capture says about one thread: the user functions of its stacks, and in

@@ -23,10 +23,12 @@
 #include "hangscope/user_stack.hpp"
 #include "support/stalled_fuse.hpp"
 #include "support/storm_session.hpp"
+#include "support/wait_for.hpp"
 #include "user_stack/blocker_process.hpp"
 
 using namespace hangscope;
 using namespace std::chrono_literals;
+using hangscope::testing::wait_for;
 
 namespace {
 
@@ -84,17 +86,6 @@ std::vector<uint64_t> ips(const UserStack& s) {
 }
 
 using Blocker = hangscope::testing::BlockerProcess;
-
-// Waits up to `limit` for `ready()`.
-template <typename F>
-bool wait_for(F ready, std::chrono::milliseconds limit) {
-  auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return ready();
-}
 
 // The function each sleeping thread of the blocker called into libc from, and the libc
 // function it waits in.
