@@ -49,6 +49,8 @@ struct RecordOptions {
   std::vector<std::string> s_waits;  // empty: the default list
   double s_interval_s = 1;
   double read_timeout_ms = 0;        // 0: automatic
+  bool user_stacks = false;          // also the user-space stacks (docs/user-stacks.md)
+  double user_stack_budget_ms = 0;   // 0: automatic
   ReportOptions report;      // how to report when there is no -o
 };
 

@@ -103,12 +103,24 @@ CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
                   "Milliseconds a round waits for stack and syscall reads (default: half the "
                   "interval, 20 to 100)")
       ->check(CLI::Range(1.0, 60'000.0));
+  CLI::Option* user_stacks =
+      cmd->add_flag("--user-stacks", opts.user_stacks,
+                    "Also record user-space stacks: tasks in D are read without stopping them; "
+                    "with -p or --comm, sleeping (S) tasks too, with one short ptrace stop of "
+                    "their process per round (see docs/user-stacks.md)");
+  cmd->add_option("--user-stack-budget", opts.user_stack_budget_ms,
+                  "Milliseconds the user-stack reads and process stops of a round may take "
+                  "(default and most: three quarters of the read timeout)")
+      ->check(CLI::Range(1.0, 60'000.0))
+      ->needs(user_stacks);
   cmd->footer(
       "Examples:\n"
       "  hangscope record -d 10 -o storm.capture     # ten seconds, then: hangscope report "
       "storm.capture\n"
       "  hangscope record -n 100 -i 50               # 100 rounds, 50 ms apart, report at once\n"
       "  hangscope record -p 1234,5678 --states DS -d 5\n"
+      "  hangscope record --user-stacks -p 1234 --states DS -d 5   # and where the program "
+      "called from\n"
       "  hangscope record --comm '^postgres' --cgroup /system.slice -d 30 -o pg.capture");
   return cmd;
 }
@@ -126,6 +138,11 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
   so.s_waits = s_wait_list(opts.s_waits);
   so.s_interval = std::chrono::milliseconds(static_cast<int64_t>(opts.s_interval_s * 1000));
   so.read_timeout = std::chrono::milliseconds(static_cast<int64_t>(opts.read_timeout_ms));
+  so.user_stacks = opts.user_stacks;
+  so.user_stack_budget =
+      std::chrono::microseconds(static_cast<int64_t>(opts.user_stack_budget_ms * 1000));
+  // Stopping a process is intrusive: only those the user named.
+  so.stop_for_user_stacks = opts.user_stacks && (!opts.pids.empty() || !opts.comm.empty());
   so.command_line = command_line;
   if (!opts.comm.empty()) {
     try {

@@ -129,8 +129,16 @@ void CaptureWriter::end_round(uint32_t index, const RoundEnd& e) {
     any = true;
   }
   if (any) buf_ += '\n';
-  fmt::format_to(out, "{} {} {} {} {} {}\n", cf::kRoundEnd, index, e.threads, e.recorded, e.running,
+  fmt::format_to(out, "{} {} {} {} {} {}", cf::kRoundEnd, index, e.threads, e.recorded, e.running,
                  e.uninterruptible);
+  // Trailing key=value fields: a reader that does not know them reads the line as before.
+  if (const UserStackRound* u = e.user_stacks)
+    fmt::format_to(out,
+                   " stops={} stop_pause_ns={} user_complete={} user_partial={} "
+                   "user_did_not_stop={} user_ran={} user_timed_out={}",
+                   u->stops, u->stop_pause_ns, u->complete, u->partial, u->did_not_stop, u->ran,
+                   u->timed_out);
+  buf_ += '\n';
   flush();
 }
 

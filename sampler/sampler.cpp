@@ -21,6 +21,7 @@
 #include "system_info.hpp"
 #include "task_details.hpp"
 #include "task_table.hpp"
+#include "user_stacks.hpp"
 
 namespace hangscope {
 
@@ -107,6 +108,19 @@ struct Candidate {
   std::shared_ptr<TaskDetails> details;
   const char* not_read = nullptr;  // why no read was started
   bool stat_stuck = false;         // its stat read blocked: details hold status only
+  // --user-stacks (user_stacks.hpp): a D task's user stack, read after its details; or
+  // the index of the round's process stop that reads an S task's; or its last read is
+  // still blocked.
+  std::shared_ptr<UnstoppedRead> unstopped = nullptr;
+  int stop = -1;
+  bool wants_stop = false;
+  bool user_blocked = false;
+};
+
+// A process stop of this round, and the job that makes it.
+struct StopJob {
+  std::shared_ptr<ProcessStopRead> read;
+  ReaderPool::Ticket ticket;
 };
 
 }  // namespace
@@ -133,12 +147,22 @@ struct Sampler::State {
   std::unique_ptr<ScanThread> scanner;
   std::vector<std::pair<ProcEntry*, ThreadEntry*>> work;
 
+  // --user-stacks: one unwinder for the whole recording (its caches of maps, binaries
+  // and symbols carry across rounds), shared with the jobs, which may outlive the round.
+  std::shared_ptr<UserStackUnwinder> unwinder;
+  int64_t user_budget_ns = 0;
+  std::vector<StopJob> stops;
+  std::unordered_map<int, std::shared_ptr<const std::atomic<bool>>> stop_pending;  // by pid
+  UserStackRound user_round;
+
   State(SamplerOptions o, CaptureWriter& w) : opt(std::move(o)), out(w) {}
   void scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, bool s_scan, RoundStats& stats,
             ScanThread::Guard& guard);
   void submit_details(Candidate& c, int64_t round_start);
+  void submit_stops();
   void add_stuck(ProcEntry& p, ThreadEntry& t);
   void record(Candidate& c, RoundStats& stats);
+  void add_user_frames(Candidate& c, TaskDetails& d, bool fresh);
 };
 
 // One thread of the round's scan (on the scan thread): its state from stat, and, when
@@ -244,11 +268,74 @@ void Sampler::State::submit_details(Candidate& c, int64_t round_start) {
       t.cgroup_read_ns == 0 || round_start - t.cgroup_read_ns > opt.rescan.count() * 1'000'000,
       opt.max_stack,
       mounts};
-  c.ticket = pool->submit([rq = std::move(rq), details] { read_task_details(rq, *details); });
-  if (c.ticket)
+  // User stacks: a D task is unwound right after its details, in the same job; an S task
+  // of a selected process waits for the stop of its process (submit_stops).
+  if (unwinder && opt.stacks && !c.kernel_thread) {
+    if (c.state == 'D') {
+      if (t.user_pending && !t.user_pending->load())
+        c.user_blocked = true;  // its last user read is still blocked: not tried again
+      else
+        c.unstopped = std::make_shared<UnstoppedRead>();
+    } else if (c.state == 'S' && opt.stop_for_user_stacks) {
+      c.wants_stop = true;
+    }
+  }
+  if (c.unstopped) {
+    UnwindDeadline deadline = UnwindClock::now() + std::chrono::nanoseconds(user_budget_ns);
+    c.ticket =
+        pool->submit([rq = std::move(rq), details, user = c.unstopped, u = unwinder, deadline] {
+          read_task_details(rq, *details);
+          user->details_done.store(true, std::memory_order_release);
+          if (!details->vanished && details->stack_error == 0 && !details->stack.empty())
+            user->stack = u->unwind_blocked_task(rq.pid, rq.tid, deadline);
+          user->done.store(true, std::memory_order_release);
+        });
+  } else {
+    c.ticket = pool->submit([rq = std::move(rq), details] { read_task_details(rq, *details); });
+  }
+  if (c.ticket) {
     c.details = std::move(details);
-  else
+  } else {
     c.not_read = "no reader thread left (all blocked)";
+    c.unstopped.reset();
+    c.wants_stop = false;
+  }
+}
+
+// One stop per process whose recorded S tasks were read afresh this round (a task that
+// has not run since its last stack keeps it), unless its last stop is still running.
+void Sampler::State::submit_stops() {
+  stops.clear();
+  std::unordered_map<int, int> by_pid;
+  for (Candidate& c : cands) {
+    if (!c.wants_stop || !c.ticket) continue;
+    const int pid = c.proc->pid;
+    auto pending = stop_pending.find(pid);
+    if (pending != stop_pending.end()) {
+      if (!pending->second->load()) {
+        c.user_blocked = true;
+        continue;
+      }
+      stop_pending.erase(pending);
+    }
+    auto [it, added] = by_pid.try_emplace(pid, static_cast<int>(stops.size()));
+    if (added) {
+      stops.push_back({std::make_shared<ProcessStopRead>(), nullptr});
+      stops.back().read->pid = pid;
+    }
+    c.stop = it->second;
+    stops[c.stop].read->tids.push_back(c.thread->tid);
+  }
+  for (const Candidate& c : cands) {
+    auto it = by_pid.find(c.proc->pid);
+    if (it != by_pid.end() && c.ticket)
+      stops[it->second].read->after.push_back(ReaderPool::finished_flag(c.ticket));
+  }
+  const UnwindDeadline deadline = UnwindClock::now() + std::chrono::nanoseconds(user_budget_ns);
+  for (StopJob& job : stops) {
+    job.ticket = pool->submit(
+        [read = job.read, u = unwinder, deadline] { read_process_stop(*u, *read, deadline); });
+  }
 }
 
 // A thread whose stat file blocks: its state, name and parent come from status, which
@@ -275,6 +362,10 @@ Sampler::Sampler(SamplerOptions options, CaptureWriter& out)
   // A stat read is the cheapest there is: one that takes this long is blocked, not slow
   // (preemption on a loaded machine has been seen to hold one for tens of milliseconds).
   s_->scan_stall_ns = std::max<int64_t>(s_->read_timeout_ns, 50'000'000);
+  // The unwinds end before the round stops waiting for its reads.
+  s_->user_budget_ns = s_->read_timeout_ns * 3 / 4;
+  if (o.user_stack_budget.count() > 0)
+    s_->user_budget_ns = std::min(s_->user_budget_ns, o.user_stack_budget.count() * 1000);
   if (o.max_stack == 0) o.max_stack = 1;
 }
 
@@ -288,6 +379,11 @@ void Sampler::begin() {
   s.scanner = std::make_unique<ScanThread>(s.opt.max_stuck_readers);
   s.mounts = std::make_shared<MountTable>(s.opt.proc_root);
   s.pressure = std::make_unique<PressureReader>(s.opt.proc_root);
+  if (s.opt.user_stacks) {
+    UserStackOptions uo;
+    uo.proc_root = s.opt.proc_root;
+    s.unwinder = std::make_shared<UserStackUnwinder>(uo);
+  }
 
   SystemInfo sys = read_system_info(s.opt.proc_root);
   CaptureHeader h{sys.host,      sys.kernel,   sys.boot_id,        unix_time_ns(),
@@ -299,6 +395,10 @@ void Sampler::begin() {
   h.extra.emplace_back("s_waits", joined(s.opt.s_waits, ','));
   h.extra.emplace_back("s_interval_ns", std::to_string(s.opt.s_interval.count() * 1'000'000));
   h.extra.emplace_back("read_timeout_ns", std::to_string(s.read_timeout_ns));
+  h.extra.emplace_back("user_stacks", !s.unwinder                  ? "off"
+                                      : s.opt.stop_for_user_stacks ? "stop"
+                                                                   : "unstopped");
+  if (s.unwinder) h.extra.emplace_back("user_stack_budget_ns", std::to_string(s.user_budget_ns));
   if (!s.opt.pids.empty()) {
     std::vector<std::string> p;
     for (int pid : s.opt.pids) p.push_back(std::to_string(pid));
@@ -354,8 +454,25 @@ RoundStats Sampler::round(bool late) {
     if (!s.scanner->available()) break;  // too many scan threads blocked: end the round
     ++i;
   }
+  if (s.unwinder) {
+    s.user_round = UserStackRound{};
+    s.submit_stops();
+  }
   s.pool->wait(now_ns() + s.read_timeout_ns);
 
+  if (s.unwinder) {
+    for (StopJob& job : s.stops) {
+      if (!job.ticket) continue;
+      if (s.pool->outcome(job.ticket) == ReaderPool::Outcome::done) {
+        if (job.read->waited_out) continue;
+        ++s.user_round.stops;
+        s.user_round.stop_pause_ns =
+            std::max<int64_t>(s.user_round.stop_pause_ns, job.read->result.pause.count());
+      } else if (s.pool->outcome(job.ticket) == ReaderPool::Outcome::timed_out) {
+        s.stop_pending[job.read->pid] = ReaderPool::finished_flag(job.ticket);
+      }
+    }
+  }
   for (Candidate& c : s.cands) s.record(c, stats);
 
   // Stacks of the round for progress displays.
@@ -370,6 +487,7 @@ RoundStats Sampler::round(bool late) {
   e.recorded = stats.recorded;
   e.running = stats.running;
   e.uninterruptible = stats.uninterruptible;
+  if (s.unwinder) e.user_stacks = &s.user_round;
   PressureSet psi = s.pressure->read();
   const Pressure* res[3] = {&psi.io, &psi.memory, &psi.cpu};
   for (int i = 0; i < 3; ++i) {
@@ -401,6 +519,10 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
   ReaderPool::Outcome outcome = c.ticket    ? pool->outcome(c.ticket)
                                 : c.details ? ReaderPool::Outcome::done
                                             : ReaderPool::Outcome::not_started;
+  // A job that missed the deadline in the user stack of its task had read the details.
+  const bool details_read = outcome == ReaderPool::Outcome::done ||
+                            (outcome == ReaderPool::Outcome::timed_out && c.unstopped &&
+                             c.unstopped->details_done.load(std::memory_order_acquire));
   t.details.reset();
   std::string why;
   const TaskDetails* d = nullptr;
@@ -430,7 +552,7 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
         t.pending = ReaderPool::finished_flag(c.ticket);
       if (comm_re && !t.comm_selected) return;  // not known now: as at the last look
     }
-  } else if (outcome == ReaderPool::Outcome::done) {
+  } else if (details_read) {
     d = c.details.get();
     if (d->vanished) {
       ++result.vanished;
@@ -459,15 +581,26 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
       why = "not read: the readers were busy until the deadline";
     }
     // The wait channel of such a task is not read here: it takes the same lock.
+    c.details.reset();  // its job may still be writing them
   }
   if (!opt.cgroup_prefix.empty() && !t.cgroup.starts_with(opt.cgroup_prefix)) return;
 
   std::string container = container_of(t.cgroup);
   std::string_view scname;
+  std::string mixed_stack;
   if (d) {
     if (c.ticket) rec.time_ns = d->read_ns - start;  // read this round (else reused)
     rec.stack_text = d->stack_error == 0 ? std::string_view(d->stack) : std::string_view();
     rec.no_stack = !opt.stacks || d->stack_error != 0;
+    // User frames follow a kernel stack that was read (--user-stacks).
+    if (unwinder && opt.stacks && !rec.stack_text.empty()) {
+      add_user_frames(c, *c.details, c.ticket != nullptr);
+      if (!d->user_frames.empty()) {
+        mixed_stack.assign(rec.stack_text);
+        mixed_stack += d->user_frames;
+        rec.stack_text = mixed_stack;
+      }
+    }
     rec.switches_known = d->switches_known;
     rec.voluntary_switches = d->voluntary;
     rec.involuntary_switches = d->involuntary;
@@ -492,6 +625,46 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
   if (rec.no_stack && opt.stacks) ++result.unreadable;
   out.task(rec);
   ++stats.recorded;
+}
+
+// The user frames of a task whose details were read this round (`fresh`; reused details
+// keep the frames of their read), and how they came out in the round's figures.
+void Sampler::State::add_user_frames(Candidate& c, TaskDetails& d, bool fresh) {
+  if (!fresh) return;
+  ThreadEntry& t = *c.thread;
+  d.user_frames.clear();
+  UserStackResult r = UserStackResult::none;
+  if (c.unstopped) {
+    if (c.unstopped->done.load(std::memory_order_acquire)) {
+      r = user_stack_lines(c.unstopped->stack, d.syscall, d.user_frames);
+    } else {
+      // Abandoned at the deadline (/proc/<pid>/mem waits for the target's mmap lock,
+      // say): not tried again until that read returns.
+      t.user_pending = std::shared_ptr<const std::atomic<bool>>(c.unstopped, &c.unstopped->done);
+      r = UserStackResult::timed_out;
+    }
+  } else if (c.user_blocked) {
+    r = UserStackResult::timed_out;
+  } else if (c.stop >= 0) {
+    const StopJob& job = stops[c.stop];
+    if (job.ticket && pool->outcome(job.ticket) == ReaderPool::Outcome::done &&
+        !job.read->waited_out) {
+      if (const UserStack* u = job.read->stack_of(t.tid))
+        r = user_stack_lines(*u, d.syscall, d.user_frames);
+    } else {
+      r = UserStackResult::timed_out;
+    }
+  }
+  if (r == UserStackResult::timed_out) {
+    d.user_frames = timed_out_line();
+    t.details.reset();  // read again next round, whether it ran or not
+  } else if (r == UserStackResult::partial) {
+    // Not kept for a task that does not run: the deadline may have cut it (the first
+    // unwinds of a recording read maps, binaries and symbols cold), and a later round,
+    // with warm caches, may get further.
+    t.details.reset();
+  }
+  count_user_stack(user_round, r);
 }
 
 SamplerResult Sampler::end() {

@@ -123,6 +123,10 @@ SyscallState parse_syscall(std::string_view text) {
   if (ec != std::errc() || ptr != fields[0].data() + fields[0].size()) return st;
   if (nr < 0) {
     st.kind = SyscallState::none;  // "-1 sp pc": not in a system call (a fault, say)
+    if (fields.size() >= 3) {
+      st.sp = hex(fields[1]);
+      st.pc = hex(fields[2]);
+    }
     return st;
   }
   if (fields.size() < 7) return st;
@@ -132,6 +136,10 @@ SyscallState parse_syscall(std::string_view text) {
     st.args[i] = hex(fields[1 + i]);
     if (i) st.args_text += ' ';
     st.args_text += fields[1 + i];
+  }
+  if (fields.size() >= 9) {
+    st.sp = hex(fields[7]);
+    st.pc = hex(fields[8]);
   }
   return st;
 }

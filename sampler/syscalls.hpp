@@ -26,6 +26,7 @@ struct SyscallState {
   int nr = -1;                     // when blocked
   std::array<uint64_t, 6> args{};  // when blocked
   std::string args_text;           // the six arguments as printed, space-separated
+  uint64_t sp = 0, pc = 0;         // user stack pointer and program counter (blocked, none)
 };
 
 // Parses the file: "74 0x3 0x7ffd... 0x0 0x0 0x0 0x0 0x7ffd... 0x7f..." (number, six

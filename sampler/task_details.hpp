@@ -41,6 +41,10 @@ struct TaskDetails {
   char state = '?';
   std::string name;
   int ppid = 0;
+  // --user-stacks: the user frames recorded after the kernel stack ("u:..." lines, each
+  // ending in '\n'), set by the sampling loop once the round's reads are over, and
+  // reused with the rest while the task does not run.
+  std::string user_frames;
 };
 
 void read_task_details(const DetailRequest& rq, TaskDetails& out);

@@ -108,6 +108,7 @@ void TaskTable::reset(ThreadEntry& t) {
   t.comm_selected = true;
   t.pending.reset();
   t.stat_pending.reset();
+  t.user_pending.reset();
   t.schedstat.clear();
   t.details.reset();
 }

@@ -36,6 +36,9 @@ struct ThreadEntry {
   std::shared_ptr<const std::atomic<bool>> pending;
   // The same for a read of its stat file (which takes the exec_update_lock too).
   std::shared_ptr<const std::atomic<bool>> stat_pending;
+  // The same for a read of its user stack (/proc/<pid>/mem takes the mmap lock): its
+  // kernel stack is still read meanwhile, its user stack is not tried again.
+  std::shared_ptr<const std::atomic<bool>> user_pending;
   // The details read while it was last blocked, and its schedstat then: while the
   // task has not run since (schedstat unchanged), nothing read about it can have
   // changed, and the round reuses them instead of reading its stack again.

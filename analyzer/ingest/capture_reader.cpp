@@ -150,6 +150,26 @@ void parse_pressure(std::string_view rest, Round& r) {
   }
 }
 
+// "key=value" after the counts of an E line (v2 with --user-stacks); unknown keys are
+// ignored, so that a newer writer may add figures.
+void parse_round_figure(std::string_view kv, Round& r) {
+  size_t eq = kv.find('=');
+  if (eq == std::string_view::npos) return;
+  std::string_view key = kv.substr(0, eq), value = kv.substr(eq + 1);
+  if (key == "stop_pause_ns") {
+    number(value, r.stop_pause_ns);
+    return;
+  }
+  uint32_t* target = key == "stops"               ? &r.process_stops
+                     : key == "user_complete"     ? &r.user_complete
+                     : key == "user_partial"      ? &r.user_partial
+                     : key == "user_did_not_stop" ? &r.user_did_not_stop
+                     : key == "user_ran"          ? &r.user_ran
+                     : key == "user_timed_out"    ? &r.user_timed_out
+                                                  : nullptr;
+  if (target) number(value, *target);
+}
+
 void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
   const int version = read_header(in, out);
   SourceInfo& info = out.info();
@@ -195,9 +215,10 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
         while (tab != std::string_view::npos) {
           size_t next = rest.find('\t', tab + 1);
           std::string text = cf::unescape(rest.substr(tab + 1, next - tab - 1));
+          // Kernel frames as /proc printed them, then any user frames ("u:...").
           FrameText ft;
-          if (parse_kernel_frame(strip_address_prefix(text), ft))
-            frames.push_back(stacks.intern_frame(ft.function, ft.module));
+          if (parse_frame_text(text, ft))
+            frames.push_back(stacks.intern_frame(ft.function, ft.module, ft.kind, ft.flags));
           tab = next;
         }
         stack_ids.push_back(stacks.intern_stack(frames));
@@ -293,6 +314,7 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
           number(field(rest), pending.round.running);
           number(field(rest), pending.round.uninterruptible);
         }
+        while (!rest.empty()) parse_round_figure(field(rest), pending.round);
         uint32_t global = out.add_round(pending.round);
         for (TaskSample& s : pending.samples) {
           s.round = global;

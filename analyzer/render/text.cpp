@@ -55,6 +55,19 @@ std::string_view unit(std::string_view u, uint64_t n) {
   return n == 1 && u == "samples" ? std::string_view("sample") : u;
 }
 
+// "  -- user --", then each user frame with its module: "wait_on_mutex_in_foo (app)".
+void user_frames(Out out, const StackTable& st, std::span<const FrameId> frames, size_t max) {
+  fmt::format_to(out, "      -- user --\n");
+  for (size_t i = 0; i < frames.size() && i < max; ++i) {
+    std::string_view mod = st.module(frames[i]), fn = st.function(frames[i]);
+    if (fn.starts_with(mod) && fn.substr(mod.size()).starts_with("+0x")) mod = {};  // lib+0x12
+    const bool fp = st.frame(frames[i]).flags & kViaFramePointer;
+    fmt::format_to(out, "      {}{}{}{}{}\n", fn, mod.empty() ? "" : " (", mod,
+                   mod.empty() ? "" : ")", fp ? " [fp]" : "");
+  }
+  if (frames.size() > max) fmt::format_to(out, "      ... {} more\n", frames.size() - max);
+}
+
 void top_stacks(Out out, const Report& r, const RenderOptions& opt) {
   const StackTable& st = r.capture.stacks;
   for (const GroupSummary& g : r.summary().groups) {
@@ -71,14 +84,18 @@ void top_stacks(Out out, const Report& r, const RenderOptions& opt) {
       }
       out = '\n';
       auto frames = st.stack(s.stack);
-      for (size_t i = 0; i < frames.size() && i < opt.max_frames; ++i) {
+      // Leaf first: the kernel frames, then the user frames (record --user-stacks), set
+      // apart and with their module; each part cut at max_frames.
+      size_t user = 0;
+      while (user < frames.size() && st.frame(frames[user]).kind != FrameKind::user) ++user;
+      for (size_t i = 0; i < user && i < opt.max_frames; ++i) {
         std::string_view mod = st.module(frames[i]);
         const bool unreliable = st.frame(frames[i]).flags & kUnreliable;  // the kernel's "? "
         fmt::format_to(out, "      {}{}{}{}{}\n", unreliable ? "? " : "", st.function(frames[i]),
                        mod.empty() ? "" : " [", mod, mod.empty() ? "" : "]");
       }
-      if (frames.size() > opt.max_frames)
-        fmt::format_to(out, "      ... {} more\n", frames.size() - opt.max_frames);
+      if (user > opt.max_frames) fmt::format_to(out, "      ... {} more\n", user - opt.max_frames);
+      if (user < frames.size()) user_frames(out, st, frames.subspan(user), opt.max_frames);
     }
   }
 }

@@ -18,7 +18,9 @@ inline constexpr char kStack = 'K';     // K <id>\t<frame>\t<frame>...  (leaf fi
 inline constexpr char kTask = 'T';
 inline constexpr char kContext = 'C';   // C <id>\t<key>=<value>\t...   (v2)
 inline constexpr char kPressure = 'P';  // P <resource>=<some>/<full> ...  (v2)
-// E <index> <threads> <recorded> [<running> <uninterruptible>]  (the last two from v2)
+// E <index> <threads> <recorded> [<running> <uninterruptible> [<key>=<value> ...]]
+// (running and uninterruptible from v2; the user-stack figures of the round as
+// key=value after them, in v2 captures made with --user-stacks)
 inline constexpr char kRoundEnd = 'E';
 inline constexpr std::string_view kEnd = "end";  // end <rounds> <duration_ns>
 

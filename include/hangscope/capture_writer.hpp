@@ -60,6 +60,13 @@ struct TaskRecord {
   const TaskContextRecord* context = nullptr;  // none when null
 };
 
+// How the user stacks of one round came out (record --user-stacks).
+struct UserStackRound {
+  uint32_t stops = 0;         // processes stopped
+  int64_t stop_pause_ns = 0;  // the longest pause of a process stop
+  uint32_t complete = 0, partial = 0, did_not_stop = 0, ran = 0, timed_out = 0;
+};
+
 struct RoundEnd {
   uint32_t threads = 0;
   uint32_t recorded = 0;
@@ -67,6 +74,7 @@ struct RoundEnd {
   uint32_t uninterruptible = 0;
   // /proc/pressure avg10 "some" and "full" of io, memory and cpu; -1 unknown.
   float pressure[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+  const UserStackRound* user_stacks = nullptr;  // written when set
 };
 
 class CaptureWriter {

@@ -39,11 +39,13 @@ std::string_view strip_address_prefix(std::string_view line);
 //   "u:[partial]"               last frame of a stack the unwinder could not finish
 //   "u:[did not stop]"          the process did not stop in time: no user stack
 //   "u:[ran]"                   the task ran while its stack was read: no user stack
+//   "u:[timed out]"             the read missed the sampler's deadline: no user stack
 inline constexpr std::string_view kUserFramePrefix = "u:";
 inline constexpr std::string_view kFramePointerSuffix = " [fp]";
 inline constexpr std::string_view kPartialMarker = "[partial]";
 inline constexpr std::string_view kDidNotStopMarker = "[did not stop]";
 inline constexpr std::string_view kRanMarker = "[ran]";
+inline constexpr std::string_view kTimedOutMarker = "[timed out]";
 
 // Parses a user frame (with its "u:" prefix): a symbol keeps its name (offset stripped,
 // compiler suffixes folded) and its module; an address without a symbol keeps the whole

@@ -54,6 +54,12 @@ struct Round {
   float io_some = -1, io_full = -1;
   float memory_some = -1, memory_full = -1;
   float cpu_some = -1, cpu_full = -1;
+  // User stacks read in the pass (record --user-stacks; all 0 otherwise): processes
+  // stopped, the longest pause of one, and how the stacks read in the pass came out.
+  uint32_t process_stops = 0;
+  int64_t stop_pause_ns = 0;
+  uint32_t user_complete = 0, user_partial = 0, user_did_not_stop = 0, user_ran = 0;
+  uint32_t user_timed_out = 0;
 };
 
 enum TaskFlags : uint8_t {

@@ -42,6 +42,15 @@ struct SamplerOptions {
   std::chrono::milliseconds rescan{1000};  // how often every task directory is checked
   unsigned reader_threads = 2;
   unsigned max_stuck_readers = 8;  // reader threads left blocked at most
+  // User-space stacks (docs/user-stacks.md): tasks in D are unwound without stopping
+  // them; with stop_for_user_stacks (only where the user selected processes, -p or
+  // --comm), the sleeping (S) tasks recorded are unwound too, with one ptrace stop of
+  // their process per round. Every other task gets its kernel frames only.
+  bool user_stacks = false;
+  bool stop_for_user_stacks = false;
+  // How long the unwinds of a round may take (0, and at most: three quarters of the read
+  // timeout, so that they end before the round stops waiting for its reads).
+  std::chrono::microseconds user_stack_budget{0};
   bool stacks = true;              // false: wait channel and state only
   std::string no_stacks_reason;    // recorded in the header when !stacks
   std::string proc_root = "/proc";

@@ -26,6 +26,17 @@ void seize_and_interrupt(int tid, ThreadStop& t, bool& attached) {
   if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0) t.state = ThreadStop::State::gone;
 }
 
+// True when the thread sleeps uninterruptibly (D): an interrupt stops it only when its
+// wait ends, which may be never.
+bool in_d_state(const std::string& proc_root, int pid, int tid) {
+  std::string stat;
+  if (!read_file(proc_root + "/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/stat",
+                 stat))
+    return false;
+  size_t close = stat.rfind(')');
+  return close != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'D';
+}
+
 void sleep_ns(long ns) {
   timespec ts{0, ns};
   nanosleep(&ts, nullptr);
@@ -58,12 +69,22 @@ ProcessStop stop_process(const std::string& proc_root, int pid, UnwindDeadline d
   // Wait for the stops, visiting each thread as it stops. Each thread is waited for by
   // its own tid (never "any child"), so that children of the calling process are not
   // reaped here.
-  UnwindDeadline give_up = std::min(deadline, UnwindClock::now() + stop_wait);
+  const UnwindClock::time_point interrupted = UnwindClock::now();
+  UnwindDeadline give_up = std::min(deadline, interrupted + stop_wait);
+  // Threads still running 1 ms after the interrupts are looked at once: those in D are
+  // not waited for, so that a thread stuck in an uninterruptible wait does not hold the
+  // others stopped for the whole stop_wait.
+  bool checked_d = false;
+  std::vector<bool> left(threads.size(), false);
   long nap = 2'000;
   for (;;) {
     bool pending = false;
-    for (ThreadStop& t : threads) {
-      if (t.state != ThreadStop::State::did_not_stop || t.error) continue;
+    const bool check_d =
+        !checked_d && UnwindClock::now() - interrupted >= std::chrono::milliseconds(1);
+    checked_d = checked_d || check_d;
+    for (size_t i = 0; i < threads.size(); ++i) {
+      ThreadStop& t = threads[i];
+      if (t.state != ThreadStop::State::did_not_stop || t.error || left[i]) continue;
       int status = 0;
       int r = waitpid(t.tid, &status, __WALL | WNOHANG);
       if (r == t.tid && WIFSTOPPED(status)) {
@@ -74,6 +95,8 @@ ProcessStop stop_process(const std::string& proc_root, int pid, UnwindDeadline d
         visit(t.tid);
       } else if (r == t.tid || (r < 0 && errno == ECHILD)) {
         t.state = ThreadStop::State::gone;  // exited
+      } else if (check_d && in_d_state(proc_root, pid, t.tid)) {
+        left[i] = true;  // did not stop, and is not waited for
       } else {
         pending = true;
       }

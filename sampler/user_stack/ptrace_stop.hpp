@@ -31,8 +31,9 @@ struct ProcessStop {
 //
 // `visit(tid)` runs for each thread as soon as it has stopped, while the threads stopped
 // before it stay stopped; all are detached together at the end. Threads still running
-// `stop_wait` after the interrupts, or at `deadline`, did not stop: a thread in an
-// uninterruptible wait stops only when the wait ends, and is not waited for.
+// `stop_wait` after the interrupts, or at `deadline`, did not stop; a thread in an
+// uninterruptible wait (D) stops only when the wait ends, and is not waited for: one
+// still running 1 ms after the interrupts and found in D is given up at once.
 ProcessStop stop_process(const std::string& proc_root, int pid, UnwindDeadline deadline,
                          std::chrono::microseconds stop_wait,
                          const std::function<void(int tid)>& visit);

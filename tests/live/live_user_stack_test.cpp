@@ -22,10 +22,13 @@
 
 #include "hangscope/user_stack.hpp"
 #include "support/stalled_fuse.hpp"
+#include "support/storm_session.hpp"
+#include "support/wait_for.hpp"
 #include "user_stack/blocker_process.hpp"
 
 using namespace hangscope;
 using namespace std::chrono_literals;
+using hangscope::testing::wait_for;
 
 namespace {
 
@@ -83,17 +86,6 @@ std::vector<uint64_t> ips(const UserStack& s) {
 }
 
 using Blocker = hangscope::testing::BlockerProcess;
-
-// Waits up to `limit` for `ready()`.
-template <typename F>
-bool wait_for(F ready, std::chrono::milliseconds limit) {
-  auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    if (ready()) return true;
-    std::this_thread::sleep_for(1ms);
-  }
-  return ready();
-}
 
 // The function each sleeping thread of the blocker called into libc from, and the libc
 // function it waits in.
@@ -280,52 +272,6 @@ TEST(LiveUserStackDState, FuseReaderInDIsUnwoundWithoutStoppingAndAStopGivesUpOn
 
 namespace {
 
-// with-storm.sh running a shell that prints the storm's directory and waits for its
-// standard input to close; the storm runs until then, and is torn down after.
-class Storm {
- public:
-  Storm() {
-    int in[2], out[2];
-    if (pipe2(in, O_CLOEXEC) != 0 || pipe2(out, O_CLOEXEC) != 0) throw std::runtime_error("pipe");
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(in[0], 0);
-      dup2(out[1], 1);
-      execl(WITH_STORM, WITH_STORM, "--storm-bin", STORM_BIN, "--rounds", "0", "--", "sh", "-c",
-            "echo \"$STORM_DIR\"; read _", static_cast<char*>(nullptr));
-      _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    stdin_ = in[1];
-    FILE* f = fdopen(out[0], "r");
-    char line[4096];
-    if (fgets(line, sizeof line, f)) {
-      dir_ = line;
-      if (!dir_.empty() && dir_.back() == '\n') dir_.pop_back();
-    }
-    fclose(f);
-    if (dir_.empty()) finish();  // skipped or failed: its status says which
-  }
-  ~Storm() { finish(); }
-  const std::string& dir() const { return dir_; }
-  int status() const { return status_; }
-
- private:
-  void finish() {
-    if (stdin_ >= 0) close(stdin_);  // the shell's read ends, then the storm is torn down
-    stdin_ = -1;
-    if (pid_ > 0) {
-      int st = 0;
-      waitpid(pid_, &st, 0);
-      status_ = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-      pid_ = -1;
-    }
-  }
-  int pid_ = -1, stdin_ = -1, status_ = -1;
-  std::string dir_;
-};
-
 uint64_t write_calls(int pid, int tid) {
   std::string io =
       read_proc("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/io");
@@ -337,7 +283,7 @@ uint64_t write_calls(int pid, int tid) {
 
 TEST(LiveUserStackDState, FsyncUnderTheStormIsUnwoundWithoutStoppingIt) {
   if (auto why = why_not_root(); !why.empty()) GTEST_SKIP() << why;
-  Storm storm;
+  hangscope::testing::StormSession storm(WITH_STORM, STORM_BIN);
   if (storm.dir().empty()) {
     if (storm.status() == kSkip) GTEST_SKIP() << "with-storm.sh skipped (see its stderr)";
     FAIL() << "with-storm.sh failed with status " << storm.status();

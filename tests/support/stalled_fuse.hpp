@@ -28,13 +28,16 @@ class StalledFuse {
     return {};
   }
 
-  explicit StalledFuse(const std::string& daemon) {
+  // `max_threads`: the daemon's worker threads, each of which can hold one stalled
+  // request (a request no worker took is still queued, and a signal cancels it).
+  explicit StalledFuse(const std::string& daemon, int max_threads = 16) {
+    const std::string options = "max_threads=" + std::to_string(max_threads);
     std::string tmpl = (std::filesystem::temp_directory_path() / "hangscope-fuse-XXXXXX").string();
     if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
     mountpoint_ = tmpl;
     daemon_ = fork();
     if (daemon_ == 0) {
-      execl(daemon.c_str(), daemon.c_str(), mountpoint_.c_str(), "-f", "-o", "max_threads=16",
+      execl(daemon.c_str(), daemon.c_str(), mountpoint_.c_str(), "-f", "-o", options.c_str(),
             static_cast<char*>(nullptr));
       _exit(127);
     }

@@ -18,11 +18,15 @@ TEST(SamplerSyscall, BlockedCallWithArguments) {
   EXPECT_EQ(s.args[0], 3u);
   EXPECT_EQ(s.args[1], 0x7ffd5e1cu);
   EXPECT_EQ(s.args_text, "0x3 0x7ffd5e1c 0x0 0x0 0x0 0x0");
+  EXPECT_EQ(s.sp, 0x7ffd5e1c0a98u);  // where the user stack was at the call
+  EXPECT_EQ(s.pc, 0x7f3c2a91d2a7u);
 }
 
 TEST(SamplerSyscall, RunningAndNotInACall) {
   EXPECT_EQ(parse_syscall("running\n").kind, SyscallState::running);
-  EXPECT_EQ(parse_syscall("-1 0x7ffd5e1c0a98 0x7f3c2a91d2a7\n").kind, SyscallState::none);
+  SyscallState fault = parse_syscall("-1 0x7ffd5e1c0a98 0x7f3c2a91d2a7\n");
+  EXPECT_EQ(fault.kind, SyscallState::none);
+  EXPECT_EQ(fault.pc, 0x7f3c2a91d2a7u);
   EXPECT_EQ(parse_syscall("").kind, SyscallState::unparsed);
   EXPECT_EQ(parse_syscall("74 0x3").kind, SyscallState::unparsed);
   EXPECT_EQ(parse_syscall("x 0x3").kind, SyscallState::unparsed);

@@ -1,6 +1,7 @@
 // hangscope-blocker: threads that block in known functions, for the user-stack tests.
 //
 //   hangscope-blocker [--fsync-dir DIR] [--fuse-file FILE] [--waiters N]
+//                     [--fuse-readers N] [--interrupt-fuse]
 //
 // Threads (named with pthread_setname_np), each blocked under a function of its own:
 //   holder        hold_mutex_in_bar: holds g_mutex, then waits in read() on a pipe
@@ -12,6 +13,10 @@
 //                 stopped answering it waits in the kernel, and after a handled signal
 //                 (SIGUSR1) it waits uninterruptibly (D)
 //   waiter-<i>    N more threads in wait_on_cond_in_baz (for benchmarks)
+//   fuse-reader-<i>  with --fuse-readers N: N - 1 more threads in read_fuse_in_quux
+// --interrupt-fuse: the main thread sends SIGUSR1 to every FUSE reader every 50 ms, so
+// that each one waiting for a stalled daemon goes on waiting in D (a wait that already
+// is in D keeps the signal pending, and a reader between two reads just reads again).
 // Prints "<name> <tid>" for each thread, then "ready", and runs until killed.
 //
 // Built twice (tests/user_stack/CMakeLists.txt): without frame pointers but with unwind
@@ -22,6 +27,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -130,7 +136,8 @@ void run_fuse() { read_fuse_in_quux(g_fuse_file.c_str()); }
 }  // namespace
 
 int main(int argc, char** argv) {
-  int waiters = 0;
+  int waiters = 0, fuse_readers = 1;
+  bool interrupt_fuse = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--fsync-dir" && i + 1 < argc) {
@@ -139,8 +146,14 @@ int main(int argc, char** argv) {
       g_fuse_file = argv[++i];
     } else if (a == "--waiters" && i + 1 < argc) {
       waiters = std::atoi(argv[++i]);
+    } else if (a == "--fuse-readers" && i + 1 < argc) {
+      fuse_readers = std::atoi(argv[++i]);
+    } else if (a == "--interrupt-fuse") {
+      interrupt_fuse = true;
     } else {
-      std::fprintf(stderr, "usage: %s [--fsync-dir DIR] [--fuse-file FILE] [--waiters N]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--fsync-dir DIR] [--fuse-file FILE] [--waiters N] "
+                   "[--fuse-readers N] [--interrupt-fuse]\n",
                    argv[0]);
       return 2;
     }
@@ -169,14 +182,30 @@ int main(int argc, char** argv) {
   start(&mutex_waiter);
   start(&cond_waiter);
   if (!g_fsync_dir.empty()) start(&fsyncer);
-  if (!g_fuse_file.empty()) start(&fuse);
+  std::vector<pthread_t> fuse_threads;
+  if (!g_fuse_file.empty()) {
+    start(&fuse);
+    fuse_threads.push_back(t);
+  }
   static std::vector<std::string> names;
   static std::vector<ThreadSpec> extra;
   for (int i = 0; i < waiters; ++i) names.push_back("waiter-" + std::to_string(i));
+  const int more_readers = g_fuse_file.empty() ? 0 : std::max(0, fuse_readers - 1);
+  for (int i = 1; i <= more_readers; ++i) names.push_back("fuse-reader-" + std::to_string(i));
   for (int i = 0; i < waiters; ++i) extra.push_back({names[i].c_str(), wait_on_cond_in_baz});
-  for (const ThreadSpec& spec : extra) start(&spec);
+  for (int i = 0; i < more_readers; ++i) extra.push_back({names[waiters + i].c_str(), run_fuse});
+  for (const ThreadSpec& spec : extra) {
+    start(&spec);
+    if (spec.body == run_fuse) fuse_threads.push_back(t);
+  }
   while (g_started.load() < expected) usleep(1000);
   std::printf("ready\n");
   std::fflush(stdout);
+  if (interrupt_fuse) {
+    for (;;) {
+      for (pthread_t r : fuse_threads) pthread_kill(r, SIGUSR1);
+      usleep(50'000);
+    }
+  }
   for (;;) pause();
 }
