@@ -24,8 +24,7 @@ bool whole_number(std::string_view s, T& out) {
 bool hex_word(std::string_view s) {
   if (s.empty() || s.size() > 16) return false;
   for (char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))
-      return false;
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
   return true;
 }
 
@@ -74,11 +73,11 @@ bool scheduler_frame(std::string_view f) {
 bool lock_frame(std::string_view f) {
   return f == "down" || f == "percpu_rwsem_wait" || f == "__percpu_down_read" ||
          f == "percpu_down_write" ||
-         starts_with_any(f, {"__mutex_lock", "mutex_lock", "__ww_mutex_lock", "ww_mutex_lock",
-                             "rwsem_down_", "__rwsem_down_", "call_rwsem_down_", "down_read",
-                             "down_write", "__down", "down_interruptible", "down_killable",
-                             "down_timeout", "rt_mutex_", "__rt_mutex_", "rtlock_slowlock",
-                             "rwbase_"});
+         starts_with_any(
+             f, {"__mutex_lock", "mutex_lock", "__ww_mutex_lock", "ww_mutex_lock", "rwsem_down_",
+                 "__rwsem_down_", "call_rwsem_down_", "down_read", "down_write", "__down",
+                 "down_interruptible", "down_killable", "down_timeout", "rt_mutex_", "__rt_mutex_",
+                 "rtlock_slowlock", "rwbase_"});
 }
 
 }  // namespace
@@ -96,7 +95,8 @@ bool parse_held_locks_header(std::string_view t, HeldLocksHeader& out) {
   }
   // "%d lock%s held by %s/%d:"
   size_t sp = t.find(' ');
-  if (sp == std::string_view::npos || !whole_number(t.substr(0, sp), out.count) || !t.ends_with(':'))
+  if (sp == std::string_view::npos || !whole_number(t.substr(0, sp), out.count) ||
+      !t.ends_with(':'))
     return false;
   std::string_view rest = t.substr(sp + 1);
   constexpr std::string_view kOne = "lock held by ", kMany = "locks held by ";
@@ -181,6 +181,7 @@ void HeldLockLists::begin_task(const HeldLocksHeader& h) {
 bool HeldLockLists::add(const HeldLock& lock) {
   if (!task_open_) return list_open_;
   Task& t = dumps_.back().back();
+  if (t.locks.size() >= kMaxDepth) return false;
   if (lock.released) {
     // Nothing is known of that entry: the one after it is not the task's last.
     t.locks.push_back(Entry{});

@@ -70,7 +70,8 @@ class HeldLockLists {
   // A task's header. Lists outside a dump (lockdep splats, debug_show_held_locks())
   // show one task at one moment and are read but not paired.
   void begin_task(const HeldLocksHeader& h);
-  // An entry of the open list; false when no header came before it.
+  // An entry of the open list; false when no header came before it, or when the list
+  // is longer than any lockdep prints.
   bool add(const HeldLock& lock);
   // Any other line (the '=' rule, another message) ends the dump.
   void end_dump() { list_open_ = task_open_ = dump_open_ = false; }
@@ -83,10 +84,11 @@ class HeldLockLists {
   std::vector<LockdepFact> facts(const WaitsInLock& waits_in_lock) const;
 
   static constexpr size_t kMaxHolders = 32;
+  static constexpr size_t kMaxDepth = 64;  // lockdep's MAX_LOCK_DEPTH is 48
 
  private:
   struct Entry {
-    std::string key;   // "@<address>", or "=<name>" where no address was printed
+    std::string key;  // "@<address>", or "=<name>" where no address was printed
     std::string name;
   };
   struct Task {

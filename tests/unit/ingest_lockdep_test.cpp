@@ -71,8 +71,10 @@ uint32_t node_of_task(const Analysis& a, const Capture& c, int32_t tid) {
 // A 6.x hung_task report of a task asleep in lock_rename, for the inline logs.
 std::string renamer_report(int pid) {
   const std::string p = std::to_string(pid);
-  return "INFO: task renamer:" + p + " blocked for more than 122 seconds.\n"
-         "task:renamer         state:D stack:0     pid:" + p + "  tgid:" + p +
+  return "INFO: task renamer:" + p +
+         " blocked for more than 122 seconds.\n"
+         "task:renamer         state:D stack:0     pid:" +
+         p + "  tgid:" + p +
          "  ppid:1180   flags:0x00000002\n"
          "Call Trace:\n"
          " <TASK>\n"
@@ -89,9 +91,11 @@ std::string renamer_report(int pid) {
 }
 
 std::string dir_lock_list(const std::string& comm, int pid) {
-  return "2 locks held by " + comm + "/" + std::to_string(pid) + ":\n"
+  return "2 locks held by " + comm + "/" + std::to_string(pid) +
+         ":\n"
          " #0: ffff888100d2c450 (sb_writers#3){.+.+}-{0:0}, at: do_renameat2+0x1f1/0x5a0\n"
-         " #1: ffff888104a10838 (&type->i_mutex_dir_key#3/1){+.+.}-{3:3}, at: lock_rename+0x3f/0xb0\n";
+         " #1: ffff888104a10838 (&type->i_mutex_dir_key#3/1){+.+.}-{3:3}, at: "
+         "lock_rename+0x3f/0xb0\n";
 }
 
 }  // namespace
@@ -106,13 +110,14 @@ TEST(LockdepLines, HeldLockInEveryVersionsFormat) {
   EXPECT_EQ(l.address, "ffff888104a10838");
   EXPECT_EQ(l.name, "&type->i_mutex_dir_key#3/1");
   // ~4.20..5.6: no wait types.
-  ASSERT_TRUE(parse_held_lock("#0: ffff888100d2c450 (sb_writers#3){.+.+}, at: mnt_want_write+0x1f/0x50", l));
+  ASSERT_TRUE(parse_held_lock(
+      "#0: ffff888100d2c450 (sb_writers#3){.+.+}, at: mnt_want_write+0x1f/0x50", l));
   EXPECT_EQ(l.name, "sb_writers#3");
   // ~4.17..4.19: hashed %p; a symbolised "at:" (syzbot) is no matter.
-  ASSERT_TRUE(parse_held_lock(
-      " #0: 00000000f6f40c2d (&sb->s_type->i_mutex_key#10){+.+.}, at: inode_lock "
-      "include/linux/fs.h:713 [inline]",
-      l));
+  ASSERT_TRUE(
+      parse_held_lock(" #0: 00000000f6f40c2d (&sb->s_type->i_mutex_key#10){+.+.}, at: inode_lock "
+                      "include/linux/fs.h:713 [inline]",
+                      l));
   EXPECT_EQ(l.address, "00000000f6f40c2d");
   EXPECT_EQ(l.name, "&sb->s_type->i_mutex_key#10");
   // <= ~4.16: no instance, "[<address>] symbol", six usage characters (reclaim_fs).
@@ -129,7 +134,8 @@ TEST(LockdepLines, HeldLockInEveryVersionsFormat) {
       l));
   EXPECT_EQ(l.name, "(work_completion)(&(&wb->dwork)->work)");
   // An address that names nothing: matched by class name.
-  ASSERT_TRUE(parse_held_lock(" #0: (____ptrval____) (rtnl_mutex){+.+.}, at: rtnl_lock+0x17/0x20", l));
+  ASSERT_TRUE(
+      parse_held_lock(" #0: (____ptrval____) (rtnl_mutex){+.+.}, at: rtnl_lock+0x17/0x20", l));
   EXPECT_EQ(l.address, "");
   EXPECT_EQ(l.name, "rtnl_mutex");
   ASSERT_TRUE(parse_held_lock(" #3: <RELEASED>", l));
@@ -177,8 +183,8 @@ TEST(LockdepFacts, RenamePileUpOn612) {
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(names(c, r->stack),
             (std::vector<std::string>{"__schedule", "schedule", "rwsem_down_write_slowpath",
-                                      "lock_acquire", "down_write_nested", "lock_rename", "do_renameat2",
-                                      "__x64_sys_rename", "do_syscall_64",
+                                      "lock_acquire", "down_write_nested", "lock_rename",
+                                      "do_renameat2", "__x64_sys_rename", "do_syscall_64",
                                       "entry_SYSCALL_64_after_hwframe"}));
   // The three renamers wait for the writer's directory lock; nobody waits for the locks
   // the writer (asleep in jbd2, not in a lock), the kworker or bash list last, nor for
@@ -197,15 +203,15 @@ TEST(LockdepFacts, OldFormatWithoutAddressesOn49) {
   ASSERT_EQ(c.samples.size(), 2u);
   EXPECT_EQ(c.sources[0].skipped_lines, 0u) << c.sources[0].first_skipped;
   EXPECT_EQ(names(c, by_tid(c, 4417)->stack).size(), 8u);
-  EXPECT_EQ(facts(c), (std::set<Fact>{{4417, "mv", 4410, "mv", "lockdep:&type->s_vfs_rename_key"}}));
+  EXPECT_EQ(facts(c),
+            (std::set<Fact>{{4417, "mv", 4410, "mv", "lockdep:&type->s_vfs_rename_key"}}));
 }
 
 TEST(LockdepFacts, AWaiterNeedsItsStackAsleepInALock) {
   // Both list the lock last. Without a stack in the log neither is known to wait, and a
   // task asleep elsewhere (jbd2) holds what it lists.
-  std::string log =
-      "Showing all locks held in the system:\n" + dir_lock_list("a", 10) + dir_lock_list("b", 11) +
-      "=============================================\n";
+  std::string log = "Showing all locks held in the system:\n" + dir_lock_list("a", 10) +
+                    dir_lock_list("b", 11) + "=============================================\n";
   EXPECT_TRUE(read_text(log, "t.log", "kernel-log").facts.empty());
 
   std::string jbd2 =
@@ -220,10 +226,11 @@ TEST(LockdepFacts, AWaiterNeedsItsStackAsleepInALock) {
       " </TASK>\n";
   EXPECT_TRUE(read_text(jbd2 + log, "t.log", "kernel-log").facts.empty());
   // The renamer is asleep in down_write: it waits for b.
-  Capture c = read_text(renamer_report(10) + jbd2 + "\n" +
-                            "Showing all locks held in the system:\n" + dir_lock_list("renamer", 10) +
-                            dir_lock_list("b", 11) + "\n=============================================\n",
-                        "t.log", "kernel-log");
+  Capture c =
+      read_text(renamer_report(10) + jbd2 + "\n" + "Showing all locks held in the system:\n" +
+                    dir_lock_list("renamer", 10) + dir_lock_list("b", 11) +
+                    "\n=============================================\n",
+                "t.log", "kernel-log");
   EXPECT_EQ(facts(c), (std::set<Fact>{{10, "renamer", 11, "b", std::string(kDirLock)}}));
 }
 
@@ -232,8 +239,8 @@ TEST(LockdepFacts, ListsOutsideADumpAreReadNotPaired) {
   // understood (not skipped, never frames of the open trace) but pairs nobody.
   std::string report = renamer_report(10);
   report.erase(report.find(" </TASK>\n"));  // as 4.x traces end: at the next message
-  Capture c = read_text(report + dir_lock_list("renamer", 10) + dir_lock_list("b", 11),
-                        "t.log", "kernel-log");
+  Capture c = read_text(report + dir_lock_list("renamer", 10) + dir_lock_list("b", 11), "t.log",
+                        "kernel-log");
   ASSERT_EQ(c.samples.size(), 1u);
   EXPECT_EQ(names(c, c.samples[0].stack).size(), 9u);  // the trace ended at the list
   EXPECT_TRUE(c.facts.empty());
@@ -242,12 +249,13 @@ TEST(LockdepFacts, ListsOutsideADumpAreReadNotPaired) {
 
 TEST(LockdepFacts, TheKernelsOwnLineIsNotRepeated) {
   // 6.18 names the rw-semaphore's owner itself: the lockdep pair adds nothing.
-  Capture c = read_text(renamer_report(10) +
-                            "INFO: task renamer:10 <writer> blocked on an rw-semaphore likely owned "
-                            "by task b:11 <writer>\n"
-                            "Showing all locks held in the system:\n" +
-                            dir_lock_list("renamer", 10) + dir_lock_list("b", 11) + dir_lock_list("c", 12),
-                        "t.log", "kernel-log");
+  Capture c =
+      read_text(renamer_report(10) +
+                    "INFO: task renamer:10 <writer> blocked on an rw-semaphore likely owned "
+                    "by task b:11 <writer>\n"
+                    "Showing all locks held in the system:\n" +
+                    dir_lock_list("renamer", 10) + dir_lock_list("b", 11) + dir_lock_list("c", 12),
+                "t.log", "kernel-log");
   EXPECT_EQ(facts(c), (std::set<Fact>{{10, "renamer", 11, "b", "rwsem"},
                                       {10, "renamer", 12, "c", std::string(kDirLock)}}));
 }
@@ -310,11 +318,12 @@ TEST(LockdepGraph, RenameWaitersPointAtTheWriterExplicitly) {
 TEST(LockdepGraph, AHolderSeenOnlyInTheListsIsNamedInTheVerdict) {
   // The holder sleeps interruptibly (no hung report, no stack), so it is a task node of
   // its own: the renamers' waits end at it and the verdict names it.
-  Capture c = read_text(renamer_report(1301) + renamer_report(1302) + "\n" +
-                            "Showing all locks held in the system:\n" + dir_lock_list("backup", 77) +
-                            dir_lock_list("renamer", 1301) + dir_lock_list("renamer", 1302) +
-                            "\n=============================================\n",
-                        "t.log", "kernel-log");
+  Capture c =
+      read_text(renamer_report(1301) + renamer_report(1302) + "\n" +
+                    "Showing all locks held in the system:\n" + dir_lock_list("backup", 77) +
+                    dir_lock_list("renamer", 1301) + dir_lock_list("renamer", 1302) +
+                    "\n=============================================\n",
+                "t.log", "kernel-log");
   ASSERT_EQ(c.facts.size(), 2u);
   Analysis a = analyze(c);
   ASSERT_FALSE(a.graph.verdict.findings.empty());
@@ -331,11 +340,14 @@ TEST(LockdepGraph, AbbaFromTheListsIsAPossibleDeadlock) {
   auto report = [](const std::string& comm, int pid, const std::string& take) {
     const std::string p = std::to_string(pid);
     return "INFO: task " + comm + ":" + p + " blocked for more than 245 seconds.\n" +
-           "task:" + comm + "          state:D stack:0     pid:" + p + "  tgid:4100  ppid:4099   "
+           "task:" + comm + "          state:D stack:0     pid:" + p +
+           "  tgid:4100  ppid:4099   "
            "flags:0x00004002\n"
            "Call Trace:\n <TASK>\n __schedule+0x4b6/0x1370\n schedule+0x27/0xf0\n"
            " schedule_preempt_disabled+0x15/0x30\n __mutex_lock.constprop.0+0x4f2/0x9a0\n"
-           " mutex_lock_nested+0x1b/0x30\n " + take + "+0x1d/0x30 [abba_demo]\n"
+           " mutex_lock_nested+0x1b/0x30\n " +
+           take +
+           "+0x1d/0x30 [abba_demo]\n"
            " abba_ioctl+0x7e/0xa0 [abba_demo]\n __x64_sys_ioctl+0x97/0xd0\n </TASK>\n";
   };
   Capture c = read_text(
@@ -360,4 +372,17 @@ TEST(LockdepGraph, AbbaFromTheListsIsAPossibleDeadlock) {
   EXPECT_EQ(tids, (std::set<int>{4101, 4102}));
   std::string text = find_renderer("text")->render(Report{c, a}, RenderOptions{});
   EXPECT_EQ(text.rfind("possible deadlock: abba-", 0), 0u) << text;
+}
+
+TEST(LockdepFacts, AListLongerThanLockdepPrintsIsCut) {
+  // MAX_LOCK_DEPTH is 48: entries past 64 are no list of the kernel's; they are counted
+  // (the first on the line after the report, the banner, the header and 64 entries).
+  std::string log =
+      renamer_report(10) + "Showing all locks held in the system:\n70 locks held by a/1:\n";
+  for (int i = 0; i < 70; ++i)
+    log += " #" + std::to_string(i) + ": ffff888100d2c450 (l){....}-{0:0}, at: f+0x1/0x2\n";
+  Capture c = read_text(log, "t.log", "kernel-log");
+  EXPECT_EQ(c.sources[0].skipped_lines, 6u);
+  EXPECT_EQ(c.sources[0].first_skipped, "t.log:" + std::to_string(14 + 2 + 64 + 1));
+  EXPECT_EQ(c.samples.size(), 1u);
 }
