@@ -397,7 +397,7 @@ class KernelLogReader final : public Reader {
       BlockerLine b;
       if (t.starts_with("INFO: task ") && (parse_hung(t, h) || parse_blocker(t, b)))
         return Applicability::yes;
-      if (is_sysrq_line(t, blocked_only)) return Applicability::yes;
+      if (is_sysrq_line(t, blocked_only) || is_all_locks_banner(t)) return Applicability::yes;
       TaskHeader th;
       if (parse_task_header(l.text, th)) header = true;
       if (t == "Call Trace:" || t == "Call trace:") trace = true;

@@ -386,3 +386,18 @@ TEST(LockdepFacts, AListLongerThanLockdepPrintsIsCut) {
   EXPECT_EQ(c.sources[0].first_skipped, "t.log:" + std::to_string(14 + 2 + 64 + 1));
   EXPECT_EQ(c.samples.size(), 1u);
 }
+
+TEST(LockdepFacts, ALogThatOpensWithTheListsIsAKernelLog) {
+  // sysrq-d before sysrq-w, pasted without timestamps: the lists fill the first 64 KiB
+  // that format detection reads, and their banner alone tells the format.
+  std::string log = "Showing all locks held in the system:\n";
+  for (int pid = 2000; pid < 2500; ++pid)
+    log += "1 lock held by idle/" + std::to_string(pid) +
+           ":\n #0: ffff888106f2a8a0 (&tty->ldisc_sem){++++}-{0:0}, at: "
+           "tty_ldisc_ref_wait+0x25/0x60\n";
+  log += "=============================================\n";
+  ASSERT_GT(log.size(), 64u * 1024);
+  Capture c = read_text(log + renamer_report(10), "d.log");
+  EXPECT_EQ(c.sources[0].format, "kernel-log");
+  EXPECT_EQ(c.samples.size(), 1u);
+}
