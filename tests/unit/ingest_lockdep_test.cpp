@@ -391,7 +391,7 @@ TEST(LockdepFacts, ALogThatOpensWithTheListsIsAKernelLog) {
   // sysrq-d before sysrq-w, pasted without timestamps: the lists fill the first 64 KiB
   // that format detection reads, and their banner alone tells the format.
   std::string log = "Showing all locks held in the system:\n";
-  for (int pid = 2000; pid < 2500; ++pid)
+  for (int pid = 2000; pid < 2700; ++pid)
     log += "1 lock held by idle/" + std::to_string(pid) +
            ":\n #0: ffff888106f2a8a0 (&tty->ldisc_sem){++++}-{0:0}, at: "
            "tty_ldisc_ref_wait+0x25/0x60\n";
