@@ -1,8 +1,9 @@
 // Reader of kernel logs: hung_task reports ("INFO: task comm:pid blocked for more than N
 // seconds." + task header + call trace), sysrq-w / sysrq-t dumps, and the 6.15+ lines
-// naming the likely owner of the lock a hung task waits for, in every framing that log
-// tools add (log_prefix.hpp) and every task header layout from 4.x to 6.x
-// (task_header.hpp). Lines of other kernel messages are skipped and counted.
+// naming the likely owner of the lock a hung task waits for, and lockdep's held-lock
+// lists (lockdep_locks.hpp), in every framing that log tools add (log_prefix.hpp) and every
+// task header layout from 4.x to 6.x (task_header.hpp). Lines of other kernel messages are
+// skipped and counted.
 //
 // A log holds one snapshot of each task, often repeated (hung_task reports a task at
 // every check until it wakes up): the reports of one task are merged into one sample
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "kernel_trace.hpp"
+#include "lockdep_locks.hpp"
 #include "log_prefix.hpp"
 #include "readers.hpp"
 #include "task_header.hpp"
@@ -138,6 +140,7 @@ class KernelLogParser {
     while (in_.next(raw)) line(raw);
     finish();
     for (const TaskSample& s : tasks_) out_.add_sample(s);
+    add_lockdep_facts();
   }
 
  private:
@@ -163,9 +166,11 @@ class KernelLogParser {
     std::string_view text = l.text;
     std::string_view t = trim_left(text);
     if (t.empty()) {
-      finish();
+      finish();  // (a dump of held locks ends with a blank line and its '=' rule)
       return;
     }
+    if (held_locks_line(t)) return;
+    locks_.end_dump();  // the kernel prints nothing else inside a dump
     // Lines of another CPU's message in the middle of a trace (CONFIG_PRINTK_CALLER).
     const bool other_caller = block_.active && !l.caller.empty() && !block_.caller.empty() &&
                               l.caller != block_.caller;
@@ -218,6 +223,54 @@ class KernelLogParser {
     out_.skip_line(in_);
   }
 
+  // Lockdep's lists (never frames or task headers): read whole, paired at the end.
+  bool held_locks_line(std::string_view t) {
+    HeldLock lock;
+    if (t.starts_with('#') && parse_held_lock(t, lock)) {
+      if (!locks_.add(lock)) out_.skip_line(in_);  // an entry without its list
+      return true;
+    }
+    HeldLocksHeader h;
+    if (is_all_locks_banner(t)) {
+      finish();
+      locks_.begin_dump();
+      return true;
+    }
+    if (parse_held_locks_header(t, h)) {
+      finish();
+      locks_.begin_task(h);
+      return true;
+    }
+    if (locks_.dump_open() && t.size() >= 20 &&
+        t.find_first_not_of('=') == std::string_view::npos) {
+      locks_.end_dump();  // the rule that closes debug_show_all_locks()
+      return true;
+    }
+    return t == "INFO: lockdep is turned off.";
+  }
+
+  // A task that lists a lock last and sleeps in a lock's slow path (in its stack of this
+  // log) waits for the tasks that list it too; pairs the kernel stated already are kept.
+  void add_lockdep_facts() {
+    auto waits_in_lock = [&](int32_t tid, std::string_view comm) {
+      auto it = by_tid_.find(tid);
+      if (it == by_tid_.end()) return false;
+      const TaskSample& s = tasks_[it->second];
+      return s.state != 'R' && out_.stacks().strings().get(s.comm) == comm &&
+             sleeps_in_lock(out_.stacks(), s.stack);
+    };
+    for (const LockdepFact& l : locks_.facts(waits_in_lock)) {
+      if (stated_.contains({l.waiter, l.holder})) continue;
+      WaitsOnFact f;
+      f.waiter_tid = l.waiter;
+      f.waiter_comm = out_.intern(l.waiter_comm);
+      f.holder_tid = l.holder;
+      f.holder_comm = out_.intern(l.holder_comm);
+      f.kind = out_.intern("lockdep:" + l.lock);
+      out_.add_fact(f);
+    }
+  }
+
   void info(std::string_view t, std::string_view caller) {
     HungLine h;
     if (parse_hung(t, h)) {
@@ -233,6 +286,7 @@ class KernelLogParser {
       finish();
       auto key = std::make_tuple(b.waiter, std::string(b.waiter_comm), b.holder,
                                  std::string(b.holder_comm), b.kind);
+      stated_.insert({b.waiter, b.holder});
       if (facts_.insert(key).second) {
         WaitsOnFact f;
         f.waiter_tid = b.waiter;
@@ -317,6 +371,8 @@ class KernelLogParser {
   std::vector<TaskSample> tasks_;
   std::unordered_map<int32_t, size_t> by_tid_;
   std::set<std::tuple<int32_t, std::string, int32_t, std::string, std::string_view>> facts_;
+  std::set<std::pair<int32_t, int32_t>> stated_;  // (waiter, holder) of the kernel's lines
+  HeldLockLists locks_;
 };
 
 class KernelLogReader final : public Reader {
@@ -341,7 +397,7 @@ class KernelLogReader final : public Reader {
       BlockerLine b;
       if (t.starts_with("INFO: task ") && (parse_hung(t, h) || parse_blocker(t, b)))
         return Applicability::yes;
-      if (is_sysrq_line(t, blocked_only)) return Applicability::yes;
+      if (is_sysrq_line(t, blocked_only) || is_all_locks_banner(t)) return Applicability::yes;
       TaskHeader th;
       if (parse_task_header(l.text, th)) header = true;
       if (t == "Call Trace:" || t == "Call trace:") trace = true;
