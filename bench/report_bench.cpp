@@ -36,8 +36,9 @@ std::string shifted(const std::string& line, uint64_t round_shift, int64_t time_
   std::string tag, first, second, rest;
   in >> tag >> first >> second;
   std::getline(in, rest);
-  if (tag == "R") return fmt::format("R {} {}{}", std::stoull(first) + round_shift,
-                                     std::stoll(second) + time_shift, rest);
+  if (tag == "R")
+    return fmt::format("R {} {}{}", std::stoull(first) + round_shift,
+                       std::stoll(second) + time_shift, rest);
   if (tag == "T") return fmt::format("T {} {}{}", std::stoll(first) + time_shift, second, rest);
   return fmt::format("E {} {}{}", std::stoull(first) + round_shift, second, rest);  // E
 }

@@ -2,10 +2,9 @@
 // (after perf's builtin-*.c).
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "hangscope/model.hpp"
 
@@ -23,35 +22,35 @@ struct ReportOptions {
   std::string input_format;  // empty: detect
   // Pictures and exports (svg, html, speedscope, pprof).
   std::string title;
-  unsigned width = 0;              // 0: fill the window
-  std::string min_width = "1";     // pixels, or "N%" of the whole
+  unsigned width = 0;           // 0: fill the window
+  std::string min_width = "1";  // pixels, or "N%" of the whole
   bool icicle = false;
-  std::string color_by = "group";  // group | subsystem
-  std::string sort = "name";       // name | count
-  std::string root = "none";       // none | comm | group
-  std::string split = "group";     // speedscope profiles: group | input
+  std::string color_by = "group";     // group | subsystem
+  std::string sort = "name";          // name | count
+  std::string root = "none";          // none | comm | group
+  std::string split = "group";        // speedscope profiles: group | input
   std::string graph_layout = "auto";  // auto | dot | builtin
-  std::string rules;         // a rule file added to the built-in rules; empty: none
+  std::string rules;                  // a rule file added to the built-in rules; empty: none
 };
 
 struct RecordOptions {
-  double duration_s = 0;     // 0: until -n rounds or a signal
+  double duration_s = 0;  // 0: until -n rounds or a signal
   double interval_ms = 20;
-  uint64_t rounds = 0;       // 0: no limit
-  std::string output;        // empty: print the report instead
+  uint64_t rounds = 0;  // 0: no limit
+  std::string output;   // empty: print the report instead
   bool force = false;
   std::string states = "D";
   std::vector<int> pids;
-  std::string comm;          // regex on the command name
-  std::string cgroup;        // cgroup path prefix
+  std::string comm;    // regex on the command name
+  std::string cgroup;  // cgroup path prefix
   size_t max_stack = 64;
   bool require_stacks = false;
   std::vector<std::string> s_waits;  // empty: the default list
   double s_interval_s = 1;
-  double read_timeout_ms = 0;        // 0: automatic
-  bool user_stacks = false;          // also the user-space stacks (docs/user-stacks.md)
-  double user_stack_budget_ms = 0;   // 0: automatic
-  ReportOptions report;      // how to report when there is no -o
+  double read_timeout_ms = 0;       // 0: automatic
+  bool user_stacks = false;         // also the user-space stacks (docs/user-stacks.md)
+  double user_stack_budget_ms = 0;  // 0: automatic
+  ReportOptions report;             // how to report when there is no -o
 };
 
 struct DiffArgs {

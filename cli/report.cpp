@@ -91,7 +91,8 @@ RenderOptions render_options(const ReportOptions& opts) {
 }  // namespace
 
 CLI::App* add_report(CLI::App& app, ReportOptions& opts) {
-  CLI::App* cmd = app.add_subcommand("report", "Analyse captures and dumps: wait groups, top stacks");
+  CLI::App* cmd =
+      app.add_subcommand("report", "Analyse captures and dumps: wait groups, top stacks");
   cmd->add_option("files", opts.inputs,
                   "Capture files or dumps ('-' for standard input); the format is detected")
       ->required();

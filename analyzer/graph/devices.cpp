@@ -1,7 +1,7 @@
 // Which block device each sample's task waits on: what the sampler recorded (the
 // device of the blocked system call's file), else what a kernel thread's name says
-// (jbd2/<dev>-<inode>, xfsaild/<dev>), else the device of the same task's or process's
-// other samples. When only one device is seen at all, the others are assumed to be on
+// (jbd2/<dev>-<inode>, xfsaild/<dev>), else the device of the same task's other
+// samples. When only one device is seen at all, the others are assumed to be on
 // it, and every edge through them says so.
 #include <unordered_map>
 
@@ -24,27 +24,23 @@ std::string_view device_from_comm(std::string_view comm) {
 namespace {
 
 // A task whose blocked system call names no file (mkdir, rename: paths, not fds) is on
-// the device its other samples were on, else on the one its process's samples were on:
-// a writer that fsyncs files of loop0 renames them on loop0 too.
+// the device its other samples were on: a writer that fsyncs files of loop0 renames
+// them on loop0 too. Only the same task: threads of one process often work on
+// different things, and a call on a file without a block device (FUSE, tmpfs) stays
+// without one.
 void inherit_devices(Context& c) {
+  const Capture& cap = c.capture;
   const size_t n = c.units.size();
-  std::unordered_map<TaskKey, uint32_t, TaskKeyHash> by_task, by_process;
-  for (size_t i = 0; i < n; ++i) {
-    if (c.device[i] == 0) continue;
-    const TaskSample& s = c.sample_of(static_cast<uint32_t>(i));
-    by_task.try_emplace(key_of(s), c.device[i]);
-    if (s.pid != 0) by_process.try_emplace(TaskKey{s.source, s.pid}, c.device[i]);
-  }
+  std::unordered_map<TaskKey, uint32_t, TaskKeyHash> by_task;
+  for (size_t i = 0; i < n; ++i)
+    if (c.device[i] != 0)
+      by_task.try_emplace(key_of(c.sample_of(static_cast<uint32_t>(i))), c.device[i]);
   if (by_task.empty()) return;
   for (size_t i = 0; i < n; ++i) {
     if (c.device[i] != 0) continue;
     const TaskSample& s = c.sample_of(static_cast<uint32_t>(i));
-    if (auto it = by_task.find(key_of(s)); it != by_task.end()) {
-      c.device[i] = it->second;
-    } else if (auto jt = by_process.find(TaskKey{s.source, s.pid});
-               s.pid != 0 && jt != by_process.end()) {
-      c.device[i] = jt->second;
-    }
+    if (s.context != 0 && cap.contexts[s.context].file != 0) continue;
+    if (auto it = by_task.find(key_of(s)); it != by_task.end()) c.device[i] = it->second;
   }
 }
 

@@ -1,26 +1,46 @@
-// Every sample joins the node of its wait group on its device; a node's weight is the
+// Every sample joins the node of its wait group, on its device where the group's waits
+// are tied to a device (its holders are found per device, or its tasks are holders, as
+// the commit thread is): a user-space lock or a FUSE request is one node whatever the device
+// of the task's other calls. A node's weight is the
 // average blocked threads of its samples (or their count when the input had no rounds),
 // and its heaviest tasks are kept in a constant-space summary (no hashing per sample).
 #include "graph_context.hpp"
 
 namespace hangscope::graph_impl {
 
+namespace {
+
+bool per_device(const Context& c, uint32_t group) {
+  const uint32_t r = c.cls.groups[group].rule;
+  if (r == kNoRule) return false;
+  const GroupRule& rule = c.rules.groups[r];
+  // Roles and idle threads (the commit thread, xfsaild) are the holders device-scoped
+  // edges look for.
+  return rule.tier == Tier::role || rule.idle ||
+         (!rule.holder.empty() && rule.holder.scope == HolderScope::device);
+}
+
+}  // namespace
+
 void place_samples(Context& c) {
   std::vector<HeavyTasks> heavy;
+  std::vector<uint8_t> split(c.cls.groups.size());
+  for (uint32_t g = 0; g < split.size(); ++g) split[g] = per_device(c, g);
   // The node of each group on the device seen last: most samples hit it.
   std::vector<std::pair<uint32_t, uint32_t>> last(c.cls.groups.size(), {UINT32_MAX, 0});
   c.node.resize(c.units.size());
   for (uint32_t i = 0; i < c.units.size(); ++i) {
     const TaskSample& s = c.sample_of(i);
     const uint32_t g = c.cls.group(s.stack);
-    if (last[g].first != c.device[i]) last[g] = {c.device[i], c.group_node(g, c.device[i])};
+    const uint32_t dev = split[g] ? c.device[i] : 0;
+    if (last[g].first != dev) last[g] = {dev, c.group_node(g, dev)};
     const uint32_t n = last[g].second;
     c.node[i] = n;
     GraphNode& node = c.graph.nodes[n];
     const Context::Unit& u = c.units[i];
     node.weight += u.weight;
     node.samples += static_cast<uint64_t>(u.samples);
-    node.device_assumed = node.device_assumed || c.device_assumed[i];
+    node.device_assumed = node.device_assumed || (split[g] && c.device_assumed[i]);
     if (heavy.size() <= n) heavy.resize(n + 1);
     heavy[n].add(s, c.graph.timed ? u.weight : u.samples);
   }

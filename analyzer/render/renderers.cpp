@@ -6,14 +6,9 @@ namespace hangscope {
 
 std::span<const Renderer* const> renderers() {
   static const std::array<const Renderer*, 8> all = {
-      &render::text_renderer(),
-      &render::folded_renderer(),
-      &render::svg_renderer(),
-      &render::html_renderer(),
-      &render::speedscope_renderer(),
-      &render::pprof_renderer(),
-      &render::dot_renderer(),
-      &render::json_renderer(),
+      &render::text_renderer(), &render::folded_renderer(),     &render::svg_renderer(),
+      &render::html_renderer(), &render::speedscope_renderer(), &render::pprof_renderer(),
+      &render::dot_renderer(),  &render::json_renderer(),
   };
   return all;
 }

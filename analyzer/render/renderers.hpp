@@ -8,14 +8,14 @@
 
 namespace hangscope::render {
 
-const Renderer& text_renderer();    // text.cpp: the summary for a person at a terminal
-const Renderer& folded_renderer();  // folded.cpp: FlameGraph's collapsed stacks
+const Renderer& text_renderer();        // text.cpp: the summary for a person at a terminal
+const Renderer& folded_renderer();      // folded.cpp: FlameGraph's collapsed stacks
 const Renderer& svg_renderer();         // svg.cpp: the interactive flamegraph
 const Renderer& html_renderer();        // html.cpp: the self-contained HTML report
 const Renderer& speedscope_renderer();  // speedscope.cpp: speedscope's JSON file format
 const Renderer& pprof_renderer();       // pprof.cpp: pprof's profile.proto, gzipped
-const Renderer& dot_renderer();     // dot.cpp: the waits-on graph for Graphviz
-const Renderer& json_renderer();    // json.cpp: everything, for programs
+const Renderer& dot_renderer();         // dot.cpp: the waits-on graph for Graphviz
+const Renderer& json_renderer();        // json.cpp: everything, for programs
 
 // verdict_words.cpp: the verdict as lines of text (possible deadlocks, then findings).
 std::vector<std::string> verdict_lines(const Report& report);

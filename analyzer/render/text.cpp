@@ -42,9 +42,9 @@ void table(Out out, const Report& r) {
     const WaitGroup& wg = r.classification().groups[g.group];
     std::string amount =
         sum.timed ? fmt::format("{:.2f}", g.avg_blocked) : fmt::format("{}", g.weight);
-    std::string longest =
-        g.longest_s > 0 ? fmt::format("{:.2f} s  {}", g.longest_s, task_label(r.capture, g.longest_task))
-                        : "-";
+    std::string longest = g.longest_s > 0 ? fmt::format("{:.2f} s  {}", g.longest_s,
+                                                        task_label(r.capture, g.longest_task))
+                                          : "-";
     fmt::format_to(out, "{:<{}}  {:<10} {:>11} {:>6.1f}% {:>6}  {}\n", wg.name, width, wg.subsystem,
                    amount, g.share * 100, g.tasks, longest);
   }
@@ -119,7 +119,8 @@ void context_section(Out out, const Report& r) {
     const GroupContext& g = cx.groups[i];
     fmt::format_to(out, "  {}\n", r.classification().groups[g.group].name);
     std::string states;
-    for (const auto& [st, w] : g.states) states += fmt::format("{}{} {}", states.empty() ? "" : ", ", st, w);
+    for (const auto& [st, w] : g.states)
+      states += fmt::format("{}{} {}", states.empty() ? "" : ", ", st, w);
     if (g.watched) states += fmt::format(" ({} S in a watched wait)", g.watched);
     fmt::format_to(out, "    {:<11} {}\n", "states", states);
     auto line = [&](std::string_view label, const std::vector<NamedCount>& v) {
@@ -136,21 +137,28 @@ void context_section(Out out, const Report& r) {
                          task_label(c, {b.task.pid, b.task.tid, b.task.comm}), b.seconds);
       fmt::format_to(out, "    {:<11} {} without running\n", "blocked", s);
     }
-    if (g.unreadable) fmt::format_to(out, "    {:<11} {} samples without a stack\n", "unreadable", g.unreadable);
+    if (g.unreadable)
+      fmt::format_to(out, "    {:<11} {} samples without a stack\n", "unreadable", g.unreadable);
   }
-  if (cx.groups.size() > kGroups) fmt::format_to(out, "  ... {} more groups\n", cx.groups.size() - kGroups);
+  if (cx.groups.size() > kGroups)
+    fmt::format_to(out, "  ... {} more groups\n", cx.groups.size() - kGroups);
   std::string machine;
-  if (cx.max_uninterruptible) machine += fmt::format("at most {} threads in D in one round", cx.max_uninterruptible);
+  if (cx.max_uninterruptible)
+    machine += fmt::format("at most {} threads in D in one round", cx.max_uninterruptible);
   if (cx.max_io >= 0 || cx.max_memory >= 0 || cx.max_cpu >= 0)
     machine += fmt::format("{}pressure (avg10, highest) io {:.1f}%, memory {:.1f}%, cpu {:.1f}%",
                            machine.empty() ? "" : "; ", std::max(0.f, cx.max_io),
                            std::max(0.f, cx.max_memory), std::max(0.f, cx.max_cpu));
-  if (cx.late_rounds) machine += fmt::format("{}{} late rounds", machine.empty() ? "" : "; ", cx.late_rounds);
+  if (cx.late_rounds)
+    machine += fmt::format("{}{} late rounds", machine.empty() ? "" : "; ", cx.late_rounds);
   if (!machine.empty()) fmt::format_to(out, "  machine: {}\n", machine);
   if (cx.unreadable)
-    fmt::format_to(out, "  unreadable: {} samples ({})\n", cx.unreadable, counts(c, cx.unreadable_reasons));
+    fmt::format_to(out, "  unreadable: {} samples ({})\n", cx.unreadable,
+                   counts(c, cx.unreadable_reasons));
   for (const std::string& path : cx.stackless_sources)
-    fmt::format_to(out, "  {}: recorded without kernel stacks (no CAP_SYS_ADMIN): grouped by wait channel\n", path);
+    fmt::format_to(
+        out, "  {}: recorded without kernel stacks (no CAP_SYS_ADMIN): grouped by wait channel\n",
+        path);
 }
 
 std::string amount(const WaitGraph& g, double w) {
@@ -193,8 +201,10 @@ void warnings(Out out, const Capture& c) {
   for (const SourceInfo& s : c.sources) {
     if (s.truncated) {
       head();
-      fmt::format_to(out, "  {}: capture was cut short (no end record); the report covers its "
-                          "complete rounds\n", s.path);
+      fmt::format_to(out,
+                     "  {}: capture was cut short (no end record); the report covers its "
+                     "complete rounds\n",
+                     s.path);
     }
     if (s.skipped_lines) {
       head();

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "hangscope/classify.hpp"
-#include "hangscope/flame_tree.hpp"
 #include "hangscope/context_summary.hpp"
+#include "hangscope/flame_tree.hpp"
 #include "hangscope/graph.hpp"
 #include "hangscope/model.hpp"
 #include "hangscope/summary.hpp"
@@ -20,10 +20,10 @@ struct AnalysisOptions {
 struct Analysis {
   Classification classification;
   Summary summary;
-  FlameTree flame;    // every stack merged root first, for flamegraphs
-  Timeline timeline;  // blocked threads per wait group per round
+  FlameTree flame;         // every stack merged root first, for flamegraphs
+  Timeline timeline;       // blocked threads per wait group per round
   ContextSummary context;  // syscalls, files, devices, containers per group
-  WaitGraph graph;  // who waits for whom: chains to the roots, deadlocks, the verdict
+  WaitGraph graph;         // who waits for whom: chains to the roots, deadlocks, the verdict
 };
 
 Analysis analyze(const Capture& capture, const AnalysisOptions& options = {});

@@ -64,8 +64,8 @@ TEST(GraphEdges, UnknownDeviceAmongSeveralJoinsAllAndSaysItAssumed) {
 }
 
 // A rename names paths, not a file descriptor, so its sample records no device; the
-// same task's fsync did, and so did another thread of its process.
-TEST(GraphEdges, ATaskWithoutDeviceTakesItsOwnOrItsProcesssDevice) {
+// same task's fsync did. Another thread of the process keeps its own (unknown) device.
+TEST(GraphEdges, ATaskWithoutDeviceTakesTheDeviceOfItsOtherSamples) {
   const std::vector<std::string> rename = {"down_write", "lock_rename", "do_renameat2",
                                            "__x64_sys_rename", "do_syscall_64"};
   TaskCapture m(0.02);
@@ -76,14 +76,18 @@ TEST(GraphEdges, ATaskWithoutDeviceTakesItsOwnOrItsProcesssDevice) {
   m.task({30, 31, "w1", kFsync, "loop0"});
   m.round();
   m.task({20, 20, "w0", rename});
-  m.task({30, 32, "w1b", rename});  // another thread of process 30
+  m.task({30, 31, "w1", rename});
+  m.task({30, 32, "w1b", rename});  // another thread of process 30: not inherited
   Analysis a = m.analyze();
-  EXPECT_NE(node_of(a, "vfs:rename-lock", "loop1"), UINT32_MAX);
-  EXPECT_NE(node_of(a, "vfs:rename-lock", "loop0"), UINT32_MAX);
-  for (const GraphNode& n : a.graph.nodes) {
-    EXPECT_FALSE(n.device_assumed) << n.label;
-    EXPECT_NE(n.label, "vfs:rename-lock") << "a rename sample was left without a device";
-  }
+  const uint32_t on1 = node_of(a, "vfs:rename-lock", "loop1");
+  const uint32_t on0 = node_of(a, "vfs:rename-lock", "loop0");
+  ASSERT_NE(on1, UINT32_MAX);
+  ASSERT_NE(on0, UINT32_MAX);
+  EXPECT_FALSE(a.graph.nodes[on1].device_assumed);
+  EXPECT_FALSE(a.graph.nodes[on0].device_assumed);
+  bool unknown = false;
+  for (const GraphNode& n : a.graph.nodes) unknown = unknown || n.label == "vfs:rename-lock";
+  EXPECT_TRUE(unknown) << "the other thread's rename took its process's device";
 }
 
 TEST(GraphEdges, TheOnlyDeviceSeenIsAssumedForTheOthers) {
@@ -251,4 +255,26 @@ TEST(GraphDevices, KernelThreadNamesGiveTheirDevice) {
   EXPECT_NE(node_of(a, "jbd2:commit", "nvme0n1p2"), UINT32_MAX);
   EXPECT_NE(node_of(a, "jbd2:commit", "dm-12"), UINT32_MAX);
   EXPECT_NE(node_of(a, "idle:xfsaild", "sdb1"), UINT32_MAX);
+}
+
+// A FUSE request waits for the daemon wherever the task's other files are: one node,
+// not one per device, even when the sampler recorded devices for its tasks.
+TEST(GraphDevices, GroupsNotTiedToADeviceAreOneNode) {
+  const std::vector<std::string> fuse_read = {"request_wait_answer", "__fuse_simple_request",
+                                              "fuse_file_read_iter", "vfs_read"};
+  TaskCapture m;
+  m.task({10, 10, "jbd2/loop0-8", kCommitThread});
+  m.task({20, 20, "reader0", fuse_read, "loop0"});
+  m.task({21, 21, "reader1", fuse_read, "loop1"});
+  Analysis a = m.analyze();
+  size_t fuse_nodes = 0;
+  for (const GraphNode& n : a.graph.nodes)
+    if (n.kind == NodeKind::group && a.classification.groups[n.group].name == "fuse:request") {
+      ++fuse_nodes;
+      EXPECT_EQ(n.label, "fuse:request");
+      EXPECT_EQ(n.device, "");
+      EXPECT_DOUBLE_EQ(n.weight, 2);
+    }
+  EXPECT_EQ(fuse_nodes, 1u);
+  EXPECT_NE(node_of(a, "jbd2:commit", "loop0"), UINT32_MAX);  // a role keeps its device
 }
