@@ -52,8 +52,8 @@ class VerdictWriter {
       std::string phrase = rule ? rule->phrase : "in " + c_.cls.groups[g_.nodes[v].group].title;
       if (subject_of(v) == subject)
         merge(f.waits, g_.nodes[v].weight, phrase, holder_of(v));
-      else
-        merge(f.behind, g_.nodes[v].weight, phrase, "");
+      else  // behind the subject: named only where the kernel itself said who holds it
+        merge(f.behind, g_.nodes[v].weight, phrase, stated_holder_of(v));
     }
     merge_same_subject();
     for (Finding& f : findings) {
@@ -137,6 +137,11 @@ class VerdictWriter {
     if (who.empty()) return to.kind == NodeKind::group ? best->reason : to.label;
     if (best->confidence == Confidence::stated) return fmt::format("{}: {}", best->reason, who);
     return best->reason.empty() ? who : best->reason + " " + who;
+  }
+
+  std::string stated_holder_of(uint32_t v) const {
+    const GraphEdge* best = heaviest_edge(v);
+    return best && best->confidence == Confidence::stated ? holder_of(v) : std::string();
   }
 
   // The subject of a node, in its rule's words: {device} and {holder} filled in.

@@ -66,7 +66,8 @@ std::string finding_line(const WaitGraph& g, const Finding& f, size_t max_parts)
   for (VerdictPart& p : waits)
     if (p.holder == f.subject || p.holder == f.then) p.holder.clear();  // says nothing new
   std::vector<std::string> direct = parts_words(g, waits, max_parts, true, "other waits");
-  std::vector<std::string> behind = parts_words(g, f.behind, 2, false, "other groups");
+  // Behind parts carry a holder only where the kernel named it (lockdep, "likely owned").
+  std::vector<std::string> behind = parts_words(g, f.behind, 2, true, "other groups");
   if (!direct.empty()) line += ": " + joined(direct, ", ");
   if (!behind.empty()) line += fmt::format(", {} behind them", joined(behind, " and "));
   if (f.holder_unknown) line += "; nothing names who holds it (no holder rule, no kernel line)";

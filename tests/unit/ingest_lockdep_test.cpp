@@ -294,8 +294,12 @@ TEST(LockdepGraph, RenameWaitersPointAtTheWriterExplicitly) {
   const Finding& f = a.graph.verdict.findings[0];
   EXPECT_EQ(f.subject, "block device sda1");
   bool renamers_behind = false;
-  for (const VerdictPart& p : f.behind)
-    renamers_behind = renamers_behind || (p.phrase == "in the rename lock" && p.weight == 3);
+  for (const VerdictPart& p : f.behind) {
+    if (p.phrase != "in the rename lock") continue;
+    renamers_behind = p.weight == 3;
+    // Behind the subject, a holder is named where the kernel named it: here, lockdep.
+    EXPECT_NE(p.holder.find("writer (1234)"), std::string::npos) << p.holder;
+  }
   EXPECT_TRUE(renamers_behind);
 
   // The renderers show the edge as explicit, with its holder.
