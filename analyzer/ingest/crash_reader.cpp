@@ -14,6 +14,7 @@
 
 #include "hangscope/frame_text.hpp"
 #include "readers.hpp"
+#include "text_fields.hpp"
 
 namespace hangscope::ingest {
 
@@ -21,22 +22,9 @@ namespace {
 
 constexpr size_t kMaxFrames = 512;
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-template <typename T>
-bool number(std::string_view s, T& out, int base = 10) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
-  return ec == std::errc() && p == s.data() + s.size();
-}
-
 bool hex_word(std::string_view s) {
   uint64_t v = 0;
-  return number(s, v, 16);
+  return whole_number(s, v, 16);
 }
 
 // crash's two-letter states (task.c task_state_string) as /proc state letters.
@@ -65,7 +53,7 @@ bool parse_header(std::string_view s, Header& h) {
   if (task == std::string_view::npos || cmd == std::string_view::npos || !s.ends_with('"') ||
       cmd < task)
     return false;
-  if (!number(trim(s.substr(4, task - 4)), h.pid)) return false;
+  if (!whole_number(trim(s.substr(4, task - 4)), h.pid)) return false;
   std::string_view mid = s.substr(task + 7, cmd - task - 7);
   size_t sp = mid.find(' ');
   if (!hex_word(mid.substr(0, sp))) return false;
@@ -113,9 +101,9 @@ bool parse_ps_m(std::string_view s, double& seconds, char& state, Header& h) {
   if (sp == std::string_view::npos || when.size() - sp != 13) return false;
   uint32_t days = 0, hh = 0, mm = 0, ss = 0, ms = 0;
   std::string_view t = when.substr(sp + 1);
-  if (!number(when.substr(0, sp), days) || t[2] != ':' || t[5] != ':' || t[8] != '.' ||
-      !number(t.substr(0, 2), hh) || !number(t.substr(3, 2), mm) || !number(t.substr(6, 2), ss) ||
-      !number(t.substr(9, 3), ms))
+  if (!whole_number(when.substr(0, sp), days) || t[2] != ':' || t[5] != ':' || t[8] != '.' ||
+      !whole_number(t.substr(0, 2), hh) || !whole_number(t.substr(3, 2), mm) ||
+      !whole_number(t.substr(6, 2), ss) || !whole_number(t.substr(9, 3), ms))
     return false;
   seconds = days * 86400.0 + hh * 3600.0 + mm * 60.0 + ss + ms / 1000.0;
   state = state_letter(s.substr(close + 3, 2));

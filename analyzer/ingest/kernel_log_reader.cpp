@@ -20,6 +20,7 @@
 #include "log_prefix.hpp"
 #include "readers.hpp"
 #include "task_header.hpp"
+#include "text_fields.hpp"
 
 namespace hangscope::ingest {
 
@@ -27,18 +28,6 @@ namespace {
 
 // Kernel traces are at most a few dozen frames; anything longer is not one trace.
 constexpr size_t kMaxFrames = 512;
-
-std::string_view trim_left(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  return s;
-}
-
-template <typename T>
-bool whole_number(std::string_view s, T& out) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size();
-}
 
 // "comm:pid" (comm may hold colons: the pid follows the last one).
 bool comm_pid(std::string_view s, std::string_view& comm, int32_t& pid) {

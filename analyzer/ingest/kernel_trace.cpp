@@ -1,5 +1,7 @@
 #include "kernel_trace.hpp"
 
+#include "text_fields.hpp"
+
 namespace hangscope::ingest {
 
 namespace {
@@ -7,11 +9,6 @@ namespace {
 bool hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool digit(char c) { return c >= '0' && c <= '9'; }
-
-std::string_view trim_left(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  return s;
-}
 
 bool question(std::string_view& s) {
   if (s.starts_with("? ")) {

@@ -5,21 +5,11 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "text_fields.hpp"
+
 namespace hangscope::ingest {
 
 namespace {
-
-std::string_view trim_left(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  return s;
-}
-
-template <typename T>
-bool whole_number(std::string_view s, T& out) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size();
-}
 
 bool hex_word(std::string_view s) {
   if (s.empty() || s.size() > 16) return false;

@@ -8,16 +8,17 @@
 //   (uninterruptible, the sampler's default) are samples, the others are counted;
 // - offcpu-time (perf record --off-cpu): weighted by the time off CPU (its period, in ns),
 //   reported in microseconds. A recording with off-CPU samples is read for those only.
+#include <absl/container/flat_hash_map.h>
+#include <fmt/format.h>
+
 #include <charconv>
 #include <string>
 #include <tuple>
 #include <vector>
 
-#include <absl/container/flat_hash_map.h>
-#include <fmt/format.h>
-
 #include "hangscope/frame_text.hpp"
 #include "readers.hpp"
+#include "text_fields.hpp"
 
 namespace hangscope::ingest {
 
@@ -27,19 +28,6 @@ constexpr size_t kMaxFrames = 1024;
 
 bool hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 bool digit(char c) { return c >= '0' && c <= '9'; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
-
-template <typename T>
-bool number(std::string_view s, T& out, int base = 10) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
-  return ec == std::errc() && p == s.data() + s.size();
-}
 
 struct SampleHeader {
   std::string_view comm, event, payload;
@@ -67,9 +55,9 @@ bool pid_tid(std::string_view tok, int32_t& pid, int32_t& tid) {  // "28848" or 
   size_t slash = tok.find('/');
   if (slash == std::string_view::npos) {
     pid = 0;
-    return number(tok, tid);
+    return whole_number(tok, tid);
   }
-  return number(tok.substr(0, slash), pid) && number(tok.substr(slash + 1), tid);
+  return whole_number(tok.substr(0, slash), pid) && whole_number(tok.substr(slash + 1), tid);
 }
 
 // Event modifiers perf appends: "cpu-clock:ppp:", "cycles:uk:".
@@ -102,7 +90,7 @@ bool parse_header(std::string_view s, SampleHeader& h) {
       rest = trim(rest.substr(sp == std::string_view::npos ? rest.size() : sp));
       sp = rest.find(' ');
       std::string_view next = rest.substr(0, sp);
-      if (number(next, h.period)) {
+      if (whole_number(next, h.period)) {
         rest = trim(rest.substr(sp == std::string_view::npos ? rest.size() : sp));
         sp = rest.find(' ');
         next = rest.substr(0, sp);
@@ -133,7 +121,7 @@ bool parse_frame(std::string_view s, PerfFrame& f) {
   while (i < s.size() && hex(s[i])) ++i;
   if (i == 0 || i > 16 || i >= s.size() || s[i] != ' ') return false;
   uint64_t addr = 0;
-  number(s.substr(0, i), addr, 16);
+  whole_number(s.substr(0, i), addr, 16);
   std::string_view rest = trim(s.substr(i + 1));
   std::string_view dso;
   if (rest.ends_with(')')) {

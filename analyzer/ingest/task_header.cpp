@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "text_fields.hpp"
+
 namespace hangscope::ingest {
 
 namespace {
@@ -21,13 +23,6 @@ bool is_state(char c) {
 std::string_view trim_right(std::string_view s) {
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
   return s;
-}
-
-template <typename T>
-bool whole_number(std::string_view s, T& out, int base = 10) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
-  return ec == std::errc() && p == s.data() + s.size();
 }
 
 // The number after `key` (" pid:"), past the spaces of right-aligned layouts.
