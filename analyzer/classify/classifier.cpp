@@ -158,18 +158,15 @@ class Classifier {
 
   uint32_t group_of(const Candidate& c, Classification& out) {
     const GroupRule& rule = rules().groups[c.rule];
-    if (rule.by_user_caller)
-      return add_group(out, rule.name + ":" + user_caller_of(c.position, c.rule),
-                       rule.title + " in " + user_caller_of(c.position, c.rule), rule.subsystem,
-                       rule.resource, c.rule);
-    if (rule.tier != Tier::generic) {
+    if (rule.tier != Tier::generic && !rule.by_user_caller) {
       if (rule_group_[c.rule] == kUnset)
         rule_group_[c.rule] =
             add_group(out, rule.name, rule.title, rule.subsystem, rule.resource, c.rule);
       return rule_group_[c.rule];
     }
-    std::string caller = rule.by_frame ? std::string(index_.canonical(frames_[c.position]))
-                                       : caller_of(c.position, c.rule);
+    std::string caller = rule.by_user_caller ? user_caller_of(c.position, c.rule)
+                         : rule.by_frame     ? std::string(index_.canonical(frames_[c.position]))
+                                             : caller_of(c.position, c.rule);
     return add_group(out, rule.name + ":" + caller, rule.title + " in " + caller, rule.subsystem,
                      rule.resource, c.rule);
   }
