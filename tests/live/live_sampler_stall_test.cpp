@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <thread>
 
@@ -29,6 +31,11 @@ bool stack_has(const Capture& c, const TaskSample& s, std::string_view function)
 }
 
 std::string str(const Capture& c, StrId id) { return std::string(c.strings().get(id)); }
+
+std::string kernel_stack_text(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stack");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
 
 }  // namespace
 
@@ -64,8 +71,12 @@ TEST(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
       plain_read_done = true;
     });
     usleep(300'000);
+    // If the read came back, the task is in D somewhere other than exec_mmap and its
+    // kernel stack is readable: show where, so that a failure says why.
     EXPECT_FALSE(plain_read_done) << "reading /proc/<pid>/stat of a task stuck in execve "
-                                     "did not block: the test no longer exercises the deadline";
+                                     "did not block: the test no longer exercises the deadline; "
+                                     "the task waits in:\n"
+                                  << (plain_read_done ? kernel_stack_text(target) : "");
 
     r = run({HANGSCOPE_BIN, "record", "-n", "10", "-i", "20", "--read-timeout", "30", "-p",
              std::to_string(target) + "," + std::to_string(mem_reader) + "," +

@@ -123,6 +123,14 @@ class StuckExec {
 
   [[noreturn]] static void run_target(const std::string& path, int from_parent, int for_writer,
                                       int to_parent) {
+    // Every page T will touch on its way into exec_mmap (this code, the C library's
+    // system-call wrapper, the argument strings) is faulted in now, while the mmap lock
+    // is free. Otherwise a first touch after W has queued for the lock is a page fault
+    // that waits behind W: T would sit in D in the fault, before execve takes its
+    // exec_update_lock, and nothing would block on it. A fork shares no page-table
+    // entries of file mappings, so on a cold page cache such faults are the rule. Done
+    // before the FUSE file is mapped, whose page must stay untouched; not MCL_FUTURE.
+    (void)!mlockall(MCL_CURRENT);
     int fd = open(path.c_str(), O_RDONLY);
     void* map = fd < 0 ? MAP_FAILED : mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
     if (map == MAP_FAILED) _exit(1);
