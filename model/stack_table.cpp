@@ -16,7 +16,8 @@ uint64_t hash_ids(std::span<const FrameId> ids) {
 }
 }  // namespace
 
-constexpr size_t kBlockFrames = 1 << 18;
+// Blocks of 2 MiB: one huge page each (bulk_allocator.hpp).
+constexpr size_t kBlockFrames = bulk_memory::kHugePage / sizeof(FrameId);
 
 StackTable::StackTable() {
   stacks_.push_back({nullptr, 0});  // stack 0: empty
@@ -50,7 +51,9 @@ StackId StackTable::intern_stack(std::span<const FrameId> leaf_first) {
   auto id = static_cast<StackId>(stack_count());
   if (block_used_ + leaf_first.size() > block_size_) {
     block_size_ = std::max(kBlockFrames, leaf_first.size());
-    blocks_.push_back(std::make_unique<FrameId[]>(block_size_));
+    blocks_.emplace_back(
+        static_cast<FrameId*>(bulk_memory::allocate(block_size_ * sizeof(FrameId))),
+        BlockDeleter{block_size_});
     block_used_ = 0;
   }
   FrameId* dst = blocks_.back().get() + block_used_;

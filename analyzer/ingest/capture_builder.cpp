@@ -24,6 +24,10 @@ void CaptureBuilder::add_sample(TaskSample s) {
   ++samples_added_;
 }
 
+void CaptureBuilder::reserve_samples(size_t n) {
+  capture_.samples.reserve(capture_.samples.size() + n);
+}
+
 void CaptureBuilder::add_fact(WaitsOnFact f) {
   f.source = source_;
   capture_.facts.push_back(f);

@@ -82,6 +82,8 @@ class CaptureBuilder {
   // Returns the round's index in Capture::rounds.
   uint32_t add_round(Round r);
   void add_sample(TaskSample s);
+  // Room for n more samples, for a reader that knows how many it is about to add.
+  void reserve_samples(size_t n);
   void add_fact(WaitsOnFact f);
   // Returns the id of an equal context, adding it when new.
   uint32_t intern_context(const TaskContext& c);

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hangscope/bulk_allocator.hpp"
 #include "hangscope/stack_table.hpp"
 
 namespace hangscope {
@@ -124,7 +125,7 @@ struct WaitsOnFact {
 struct Capture {
   std::vector<SourceInfo> sources;
   std::vector<Round> rounds;
-  std::vector<TaskSample> samples;
+  BulkVector<TaskSample> samples;
   std::vector<WaitsOnFact> facts;
   std::vector<TaskContext> contexts{TaskContext{}};
   StackTable stacks;

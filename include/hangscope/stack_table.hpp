@@ -10,6 +10,7 @@
 #include <absl/container/flat_hash_map.h>
 #include <vector>
 
+#include "hangscope/bulk_allocator.hpp"
 #include "hangscope/string_table.hpp"
 
 namespace hangscope {
@@ -67,12 +68,20 @@ class StackTable {
     const FrameId* data;
     uint32_t size;
   };
-  std::vector<std::unique_ptr<FrameId[]>> blocks_;
+  struct BlockDeleter {
+    size_t frames;
+    void operator()(FrameId* p) const noexcept {
+      bulk_memory::deallocate(p, frames * sizeof(FrameId));
+    }
+  };
+  std::vector<std::unique_ptr<FrameId[], BlockDeleter>> blocks_;
   size_t block_used_ = 0, block_size_ = 0;
-  std::vector<StackRef> stacks_;
+  BulkVector<StackRef> stacks_;
   // Stacks by a 64-bit hash of their frames; the rare stacks whose hash another stack
   // already has go to the second index.
-  absl::flat_hash_map<uint64_t, StackId> stack_index_;
+  absl::flat_hash_map<uint64_t, StackId, absl::Hash<uint64_t>, std::equal_to<uint64_t>,
+                      BulkAllocator<std::pair<const uint64_t, StackId>>>
+      stack_index_;
   std::unordered_multimap<uint64_t, StackId> stack_collisions_;
 };
 
