@@ -5,7 +5,6 @@
 // memory proportional to the merged tree rather than to the samples.
 #include "hangscope/flame_tree.hpp"
 
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <memory>
@@ -321,15 +320,6 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
   tree.all_timed = any_timed && !any_untimed;
   const bool mixed = any_timed && any_untimed;
   tree.nodes.reserve(count);
-  {
-    // Large trees: ask for transparent huge pages before the first touch; a few dozen
-    // faults instead of tens of thousands (costly in virtual machines).
-    uintptr_t begin = reinterpret_cast<uintptr_t>(tree.nodes.data());
-    uintptr_t end = begin + count * sizeof(FlameNode);
-    constexpr uintptr_t kHuge = 2 << 20;
-    uintptr_t a = (begin + kHuge - 1) & ~(kHuge - 1), b = end & ~(kHuge - 1);
-    if (b > a) madvise(reinterpret_cast<void*>(a), b - a, MADV_HUGEPAGE);
-  }
   if (mixed) tree.timed_weights.reserve(count);
 
   Builder b(tree, mixed);

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hangscope/bulk_allocator.hpp"
 #include "hangscope/classify.hpp"
 #include "hangscope/model.hpp"
 
@@ -39,7 +40,7 @@ struct FlameNode {
 // first child is i + 1 (when i + 1 < end), and the next sibling of child c is c.end.
 // Siblings are in alphabetical order of their names.
 struct FlameTree {
-  std::vector<FlameNode> nodes;
+  BulkVector<FlameNode> nodes;  // in huge pages once large (bulk_allocator.hpp)
   FlameRoot root = FlameRoot::none;
   uint64_t rounds = 0;  // timed rounds: average blocked threads = timed_weight(i) / rounds
   uint16_t max_depth = 0;
@@ -49,7 +50,7 @@ struct FlameTree {
   uint64_t timed_weight(uint32_t i) const {
     return !timed_weights.empty() ? timed_weights[i] : all_timed ? nodes[i].weight : 0;
   }
-  std::vector<uint64_t> timed_weights;
+  BulkVector<uint64_t> timed_weights;
   bool all_timed = false;
 
   bool has_child(uint32_t i) const { return i + 1 < nodes[i].end; }
