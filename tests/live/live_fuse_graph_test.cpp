@@ -23,8 +23,7 @@ TEST(LiveFuseGraph, ReadersBlockedOnAStalledDaemonWaitForTheDaemon) {
   pid_t sleeping = fs.start_reader();  // stays interruptible: state S
   pid_t killable = fs.start_reader();
   usleep(300'000);
-  fs.interrupt(killable);  // now uninterruptible: state D
-  usleep(200'000);
+  ASSERT_TRUE(fs.interrupt(killable));  // now uninterruptible: state D
 
   TempDir tmp;
   std::string out = tmp.file("fuse.capture");

@@ -53,8 +53,7 @@ TEST(LiveFuse, StalledDaemonLeavesReadersBlockedInRequestWaitAnswer) {
   for (char st : s_states) EXPECT_EQ(st, 'S');
 
   // A handled signal turns the wait killable: D from then on.
-  fs.interrupt(reader);
-  usleep(200'000);
+  ASSERT_TRUE(fs.interrupt(reader));
   std::vector<char> d_states = fuse_states(reader, "D");
   ASSERT_EQ(d_states.size(), 5u);
   for (char st : d_states) EXPECT_EQ(st, 'D');

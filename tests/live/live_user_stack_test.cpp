@@ -242,8 +242,10 @@ TEST(LiveUserStackDState, FuseReaderInDIsUnwoundWithoutStoppingAndAStopGivesUpOn
   ASSERT_TRUE(
       wait_for([&] { return kernel_stack_has(b.pid(), reader, "request_wait_answer"); }, 5s));
   // A handled signal turns the wait uninterruptible: D, and no ptrace stop can land.
-  syscall(SYS_tgkill, b.pid(), reader, SIGUSR1);
-  ASSERT_TRUE(wait_for([&] { return state_of(b.pid(), reader) == 'D'; }, 5s));
+  ASSERT_TRUE(hangscope::testing::StalledFuse::interrupt_until_killable(b.pid(), reader))
+      << "state " << state_of(b.pid(), reader) << ", in:\n"
+      << read_proc("/proc/" + std::to_string(b.pid()) + "/task/" + std::to_string(reader) +
+                   "/stack");
 
   UserStackUnwinder unwinder;
   UserStack s = unwinder.unwind_blocked_task(b.pid(), reader, UnwindClock::now() + 1s);

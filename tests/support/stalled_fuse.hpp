@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,6 +64,16 @@ class StalledFuse {
   StalledFuse(const StalledFuse&) = delete;
   StalledFuse& operator=(const StalledFuse&) = delete;
 
+  // The state letter of a thread, from status ('?' when it is gone).
+  static char thread_state(pid_t pid, pid_t tid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) +
+                     "/status");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("State:\t", 0) == 0 && line.size() > 7) return line[7];
+    return '?';
+  }
+
   std::string data_path() const { return mountpoint_ + "/data"; }
   const std::string& mountpoint() const { return mountpoint_; }
   pid_t daemon_pid() const { return daemon_; }
@@ -91,9 +103,22 @@ class StalledFuse {
     return pid;
   }
 
-  // A handled signal interrupts the reader's wait: the kernel sends FUSE an interrupt
-  // and waits on, now killable, which /proc shows as D.
-  void interrupt(pid_t reader) { kill(reader, SIGUSR1); }
+  // A handled signal interrupts a reader's wait: for a request a daemon worker has
+  // taken, the kernel sends FUSE an interrupt and waits on, now killable, which /proc
+  // shows as D. A request no worker has taken yet is cancelled by the signal instead,
+  // and the reader (which loops) asks again. So: signal until the thread `tid` of
+  // process `pid` waits in D; false if it does not within `limit_ms`.
+  static bool interrupt_until_killable(pid_t pid, pid_t tid, int limit_ms = 5000) {
+    for (int waited = 0; waited < limit_ms; waited += 200) {
+      syscall(SYS_tgkill, pid, tid, SIGUSR1);
+      for (int i = 0; i < 20; ++i) {
+        if (thread_state(pid, tid) == 'D') return true;
+        usleep(10'000);
+      }
+    }
+    return false;
+  }
+  bool interrupt(pid_t reader) { return interrupt_until_killable(reader, reader); }
 
  private:
   void cleanup() {
