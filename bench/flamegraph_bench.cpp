@@ -12,9 +12,8 @@
 //   hangscope_flamegraph_bench --svg FILE              analyse and render once, timed
 //                                                      (what bench/flamegraph-vs-perl.sh runs)
 //
-// BM_ReadFoldedAndRenderSvg reads the folded file itself through read_input(): it is
-// skipped until a reader of folded stacks is part of hangscope, and then measures the
-// whole pipeline with no change here.
+// BM_ReadFoldedAndRenderSvg reads the folded file itself through read_input(): the whole
+// pipeline, as `hangscope report -f svg FILE` runs it.
 #include <benchmark/benchmark.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -122,8 +121,8 @@ BENCHMARK(BM_RenderSvgOnly)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 int write_folded(const char* path);
 
-// The whole pipeline from the folded file itself, once hangscope reads folded stacks:
-// skipped (with the reason) while no reader recognises the file.
+// The whole pipeline from the folded file itself (skipped, with the reason, if the file
+// cannot be written or read).
 struct FoldedFile {
   std::string path = (std::filesystem::temp_directory_path() /
                       ("hangscope-bench-" + std::to_string(getpid()) + ".folded"))
