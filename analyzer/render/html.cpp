@@ -73,12 +73,6 @@ bool waits_on_picture(const Report& r, const Palette& palette, PictureGraph& pic
   return true;
 }
 
-std::string task_label(const Capture& c, const TaskExample& t) {
-  std::string_view comm = c.strings().get(t.comm);
-  if (t.tid == 0) return comm.empty() ? "?" : std::string(comm);
-  return fmt::format("{} ({})", comm.empty() ? "tid" : comm, t.tid);
-}
-
 std::string overview(const Report& r) {
   const Summary& sum = r.summary();
   if (sum.groups.empty()) return "No blocked tasks were seen.";

@@ -17,6 +17,9 @@ const Renderer& pprof_renderer();       // pprof.cpp: pprof's profile.proto, gzi
 const Renderer& dot_renderer();         // dot.cpp: the waits-on graph for Graphviz
 const Renderer& json_renderer();        // json.cpp: everything, for programs
 
+// task_label.cpp: a task as the reports name it, "comm (tid)".
+std::string task_label(const Capture& c, const TaskExample& t);
+
 // verdict_words.cpp: the verdict as lines of text (possible deadlocks, then findings).
 std::vector<std::string> verdict_lines(const Report& report);
 

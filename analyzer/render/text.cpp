@@ -12,13 +12,6 @@ namespace {
 
 using Out = std::back_insert_iterator<std::string>;
 
-std::string task_label(const Capture& c, const TaskExample& t) {
-  std::string_view comm = c.strings().get(t.comm);
-  if (t.tid == 0) return comm.empty() ? "?" : std::string(comm);
-  if (comm.empty()) return fmt::format("tid {}", t.tid);
-  return fmt::format("{} ({})", comm, t.tid);
-}
-
 void sources(Out out, const Capture& c) {
   for (const SourceInfo& s : c.sources) {
     fmt::format_to(out, "  {}: {}", s.path, s.format);

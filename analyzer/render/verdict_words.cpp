@@ -32,11 +32,6 @@ std::string joined(const std::vector<std::string>& parts, std::string_view last)
   return s;
 }
 
-std::string task_words(const Capture& c, const TaskExample& t) {
-  std::string_view comm = c.strings().get(t.comm);
-  return fmt::format("{} ({})", comm.empty() ? "?" : comm, t.tid);
-}
-
 // Parts too small to print ("0.0 for ...") are summed into one "other" part.
 std::vector<std::string> parts_words(const WaitGraph& g, const std::vector<VerdictPart>& parts,
                                      size_t max_parts, bool with_holder, std::string_view others) {
@@ -83,7 +78,7 @@ std::vector<std::string> verdict_lines(const Report& r) {
   for (const Deadlock& d : g.deadlocks) {
     if (lines.size() == 3) break;
     std::vector<std::string> tasks;
-    for (const TaskExample& t : d.tasks) tasks.push_back(task_words(r.capture, t));
+    for (const TaskExample& t : d.tasks) tasks.push_back(task_label(r.capture, t));
     std::string reasons;
     for (const std::string& x : d.reasons) reasons += (reasons.empty() ? "" : ", ") + x;
     std::string when = d.snapshots > 1
