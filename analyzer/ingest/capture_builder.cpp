@@ -1,12 +1,14 @@
 // Appends what one input contributes to a Capture: its source, rounds, samples,
 // explicit waits-on facts and contexts.
+#include <absl/hash/hash.h>
 #include <fmt/format.h>
 
 #include "hangscope/ingest.hpp"
 
 namespace hangscope {
 
-CaptureBuilder::CaptureBuilder(Capture& capture, SourceInfo info) : capture_(capture) {
+CaptureBuilder::CaptureBuilder(Capture& capture, SourceInfo info)
+    : capture_(capture), contexts_(0, ContextIds{&capture}, ContextIds{&capture}) {
   if (capture.sources.size() >= UINT16_MAX) throw InputError("too many inputs");
   source_ = static_cast<uint16_t>(capture.sources.size());
   capture.sources.push_back(std::move(info));
@@ -33,24 +35,19 @@ void CaptureBuilder::add_fact(WaitsOnFact f) {
   capture_.facts.push_back(f);
 }
 
-size_t CaptureBuilder::ContextHash::operator()(const TaskContext& c) const noexcept {
-  uint64_t h = c.wchan;
-  for (uint64_t v : {uint64_t{c.workqueue}, uint64_t{c.device}, uint64_t{c.syscall},
-                     static_cast<uint64_t>(static_cast<uint32_t>(c.syscall_nr)),
-                     uint64_t{c.syscall_args}, uint64_t{c.file}, uint64_t{c.filesystem},
-                     uint64_t{c.cgroup}, uint64_t{c.container}, uint64_t{c.unreadable},
-                     static_cast<uint64_t>(static_cast<uint32_t>(c.ppid)),
-                     uint64_t{c.switches_known}, c.voluntary_switches, c.involuntary_switches})
-    h = h * 1000003 ^ v;
-  return std::hash<uint64_t>{}(h);
+size_t CaptureBuilder::ContextIds::operator()(const TaskContext& c) const noexcept {
+  return absl::HashOf(c.wchan, c.workqueue, c.device, c.syscall, c.syscall_nr, c.syscall_args,
+                      c.file, c.filesystem, c.cgroup, c.container, c.unreadable, c.ppid,
+                      c.switches_known, c.voluntary_switches, c.involuntary_switches);
 }
 
 uint32_t CaptureBuilder::intern_context(const TaskContext& c) {
   if (c == TaskContext{}) return 0;
-  auto [it, inserted] =
-      contexts_.try_emplace(c, static_cast<uint32_t>(capture_.contexts.size()));
-  if (inserted) capture_.contexts.push_back(c);
-  return it->second;
+  if (auto it = contexts_.find(c); it != contexts_.end()) return *it;
+  auto id = static_cast<uint32_t>(capture_.contexts.size());
+  capture_.contexts.push_back(c);
+  contexts_.insert(id);
+  return id;
 }
 
 void CaptureBuilder::skip_line(const LineReader& in) {

@@ -24,6 +24,13 @@ std::string_view field(std::string_view& rest) {
   return f;
 }
 
+// A text field interned: most have nothing escaped and are interned in place, without
+// building a copy.
+StrId intern_text(CaptureBuilder& out, std::string_view escaped) {
+  return escaped.find('\\') == std::string_view::npos ? out.intern(escaped)
+                                                       : out.intern(cf::unescape(escaped));
+}
+
 template <typename T>
 bool number(std::string_view s, T& out) {
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
@@ -248,7 +255,9 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
           break;
         }
         r.late = field(rest) == "late";
-        pending = Pending{true, r, {}};
+        pending.in_round = true;
+        pending.round = r;
+        pending.samples.clear();  // keeps its room from round to round
         break;
       }
       case cf::kTask: {
@@ -298,7 +307,7 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
             s.stack = it->second;
           }
         }
-        s.comm = out.intern(cf::unescape(rest));
+        s.comm = intern_text(out, rest);
         pending.samples.push_back(s);
         break;
       }
@@ -320,7 +329,8 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
           s.round = global;
           out.add_sample(s);
         }
-        pending = Pending{};
+        pending.in_round = false;
+        pending.samples.clear();
         break;
       }
       default:

@@ -3,6 +3,8 @@
 // inferno's collapsers) instead of a chain of ifs.
 #pragma once
 
+#include <absl/container/flat_hash_set.h>
+
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -92,12 +94,25 @@ class CaptureBuilder {
   uint64_t samples_added() const { return samples_added_; }
 
  private:
-  struct ContextHash {
+  // The contexts this input added, by value: a set of their ids in Capture::contexts,
+  // hashed and compared through the contexts they name, so that each context is stored
+  // once. A long capture has about as many contexts as samples (switch counts differ
+  // from round to round).
+  struct ContextIds {
+    using is_transparent = void;
+    const Capture* capture;
+    const TaskContext& of(uint32_t id) const { return capture->contexts[id]; }
+    const TaskContext& of(const TaskContext& c) const { return c; }
     size_t operator()(const TaskContext& c) const noexcept;
+    size_t operator()(uint32_t id) const noexcept { return (*this)(of(id)); }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const noexcept {
+      return of(a) == of(b);
+    }
   };
   Capture& capture_;
   uint16_t source_;
-  std::unordered_map<TaskContext, uint32_t, ContextHash> contexts_;
+  absl::flat_hash_set<uint32_t, ContextIds, ContextIds> contexts_;
   uint64_t samples_added_ = 0;
 };
 

@@ -124,10 +124,10 @@ struct WaitsOnFact {
 
 struct Capture {
   std::vector<SourceInfo> sources;
-  std::vector<Round> rounds;
+  BulkVector<Round> rounds;
   BulkVector<TaskSample> samples;
   std::vector<WaitsOnFact> facts;
-  std::vector<TaskContext> contexts{TaskContext{}};
+  BulkVector<TaskContext> contexts{TaskContext{}};
   StackTable stacks;
 
   StringTable& strings() { return stacks.strings(); }
