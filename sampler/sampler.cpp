@@ -194,7 +194,13 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
     t.stat_pending.reset();
   }
   bool not_run = false;  // schedstat unchanged since the last look
-  if (t.sched_fd >= 0) {
+  if (t.sched_fd >= 0 && t.probe_wait > 0) {
+    // It ran between its last looks: for a few rounds its stat is read alone (both reads
+    // would cost it more than stat did alone). Its last schedstat stays the reference:
+    // read before a stat read, it tells at the next look whether it ran since.
+    --t.probe_wait;
+    t.wchan_read = false;
+  } else if (t.sched_fd >= 0) {
     std::string_view sched;
     int err = guard.pread(t.sched_fd, sched);
     if (err && vanished_errno(err)) {
@@ -204,7 +210,16 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
     }
     // "0 0 0": the kernel keeps no scheduler statistics (CONFIG_SCHED_INFO off).
     const bool known = !err && !sched.starts_with("0 0 0");
-    not_run = known && !t.schedstat.empty() && sched == t.schedstat;
+    const bool had = !t.schedstat.empty();
+    not_run = known && had && sched == t.schedstat;
+    if (known && had && !not_run && !t.watched && !state_selected(o.states, t.last_state)) {
+      // Ran since: skip the next 1, 3, then 7 looks at schedstat while it keeps running
+      // (not for the tasks recorded, whose details are reused while they do not run).
+      t.busy_streak = static_cast<uint8_t>(std::min(t.busy_streak + 1, 3));
+      t.probe_wait = static_cast<uint8_t>((1u << t.busy_streak) - 1);
+    } else if (not_run) {
+      t.busy_streak = 0;
+    }
     if (known)
       t.schedstat.assign(sched);
     else

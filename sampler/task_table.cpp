@@ -118,6 +118,8 @@ void TaskTable::reset(ThreadEntry& t) {
   t.last_state = 0;
   t.wchan_read = false;
   t.stat_due_ns = 0;
+  t.busy_streak = 0;
+  t.probe_wait = 0;
   t.details.reset();
 }
 

@@ -52,6 +52,10 @@ struct ThreadEntry {
   char last_state = 0;      // the state its stat file gave at its last read; 0: unknown
   bool wchan_read = false;  // asleep, and its wait channel was read since it last ran
   int64_t stat_due_ns = 0;  // its stat file is read then, whatever schedstat says
+  // A thread that runs between looks gets nothing from schedstat: after it was seen to
+  // run, its schedstat is left unread for probe_wait rounds (1, 3, then 7 in a row).
+  uint8_t busy_streak = 0;
+  uint8_t probe_wait = 0;
   std::shared_ptr<const TaskDetails> details;
 };
 
