@@ -73,6 +73,11 @@ int64_t now_ns() { return monotonic_ns(); }
 
 bool vanished_errno(int err) { return err == ENOENT || err == ESRCH; }
 
+// A state a task leaves only by being woken, or by running: S, I, T, t, Z, P, ... but
+// not R (it may be on a CPU and block without being switched in again) and not D (it
+// may have been woken meanwhile, and D is what the sampler looks for).
+bool asleep(char state) { return state != 0 && state != 'R' && state != 'D' && state != '?'; }
+
 std::string task_file(const std::string& proc_root, int pid, int tid, const char* file) {
   return fmt::format("{}/{}/task/{}/{}", proc_root, pid, tid, file);
 }
@@ -142,6 +147,7 @@ struct Sampler::State {
   std::string stat_buf;
   std::vector<Candidate> cands;
   uint64_t reused_details = 0;  // candidates that had not run since their last read
+  uint64_t stat_skipped = 0;    // stat reads spared: asleep, and not run since
   uint64_t fallback_reads = 0;  // stat files read by path (no descriptor)
 
   std::unique_ptr<ScanThread> scanner;
@@ -163,10 +169,20 @@ struct Sampler::State {
   void add_stuck(ProcEntry& p, ThreadEntry& t);
   void record(Candidate& c, RoundStats& stats);
   void add_user_frames(Candidate& c, TaskDetails& d, bool fresh);
+  bool asleep_unselected(char state) const {
+    return asleep(state) && !state_selected(opt.states, state);
+  }
 };
 
 // One thread of the round's scan (on the scan thread): its state from stat, and, when
 // it is to be recorded, the start of the read of its details.
+//
+// Its schedstat comes first. The third field counts the times the task was switched in
+// (sched_info_arrive), the first its run time, updated whenever it leaves a CPU: when
+// the line is the same as at the last look, the task has been on no CPU since. A task
+// that was asleep then (and not in a selected state) can only have been woken since,
+// not blocked anew: blocking is something a task does while it runs. Its stat file is
+// not read again (docs/sampler.md, "Cost", says what this leaves out).
 void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, bool s_scan,
                           RoundStats& stats, ScanThread::Guard& guard) {
   const SamplerOptions& o = opt;
@@ -177,10 +193,49 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
     }
     t.stat_pending.reset();
   }
+  bool not_run = false;  // schedstat unchanged since the last look
+  if (t.sched_fd >= 0 && t.probe_wait > 0) {
+    // It ran between its last looks: for a few rounds its stat is read alone (both reads
+    // would cost it more than stat did alone). Its last schedstat stays the reference:
+    // read before a stat read, it tells at the next look whether it ran since.
+    --t.probe_wait;
+    t.wchan_read = false;
+  } else if (t.sched_fd >= 0) {
+    std::string_view sched;
+    int err = guard.pread(t.sched_fd, sched);
+    if (err && vanished_errno(err)) {
+      TaskTable::mark_gone(p, t);
+      ++result.vanished;
+      return;
+    }
+    // "0 0 0": the kernel keeps no scheduler statistics (CONFIG_SCHED_INFO off).
+    const bool known = !err && !sched.starts_with("0 0 0");
+    const bool had = !t.schedstat.empty();
+    not_run = known && had && sched == t.schedstat;
+    if (known && had && !not_run && !t.watched && !state_selected(o.states, t.last_state)) {
+      // Ran since: skip the next 1, 3, then 7 looks at schedstat while it keeps running
+      // (not for the tasks recorded, whose details are reused while they do not run).
+      t.busy_streak = static_cast<uint8_t>(std::min(t.busy_streak + 1, 3));
+      t.probe_wait = static_cast<uint8_t>((1u << t.busy_streak) - 1);
+    } else if (not_run) {
+      t.busy_streak = 0;
+    }
+    if (known)
+      t.schedstat.assign(sched);
+    else
+      t.schedstat.clear();
+    if (!not_run) t.wchan_read = false;
+    if (not_run && asleep_unselected(t.last_state) && !t.watched && round_start < t.stat_due_ns &&
+        !(s_scan && t.last_state == 'S' && !t.wchan_read && !s_waits.empty())) {
+      ++stat_skipped;
+      return;
+    }
+  }
   std::string_view text;
   int err = t.stat_fd >= 0 ? guard.pread(t.stat_fd, text)
                            : guard.read_file(task_file(o.proc_root, p.pid, t.tid, "stat"), text);
   if (err) {
+    t.last_state = 0;
     if (vanished_errno(err)) {
       TaskTable::mark_gone(p, t);
       ++result.vanished;
@@ -190,21 +245,33 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
   if (t.stat_fd < 0) ++fallback_reads;
   stat_buf.assign(text);  // the guard's buffer is reused by the next read
   const char state = proc_stat_state(stat_buf);
+  // The next read that schedstat cannot spare: every thread's stat is read at least once
+  // per rescan interval (a task can be frozen, which shows as D, without running). The
+  // first ones are spread over the interval, so that they do not all fall in one round.
+  const int64_t rescan_ns = o.rescan.count() * 1'000'000;
+  t.stat_due_ns =
+      round_start + (t.last_state ? rescan_ns : rescan_ns / 2 + t.tid % 64 * (rescan_ns / 128));
+  t.last_state = state;
   if (state == 'R') ++stats.running;
   if (state == 'D') ++stats.uninterruptible;
   bool watched = false;
   std::string wchan;
   if (!state_selected(o.states, state)) {
     // Sleeping tasks: their wait channel is read at a lower rate, and every round for
-    // those found in a wait on the list.
-    if (state != 'S' || s_waits.empty() || (!s_scan && !t.watched)) {
+    // those found in a wait on the list. One that has not run since its wait channel
+    // was read is still in the same wait.
+    if (state != 'S' || s_waits.empty() || (!s_scan && !t.watched) ||
+        (!t.watched && t.wchan_read)) {
       t.watched = false;
       t.details.reset();
       return;
     }
     std::string_view w;
-    if (guard.read_file(task_file(o.proc_root, p.pid, t.tid, "wchan"), w) == 0 && w != "0")
-      wchan.assign(w);
+    if (guard.read_file(task_file(o.proc_root, p.pid, t.tid, "wchan"), w) == 0) {
+      if (w != "0") wchan.assign(w);
+      // Until schedstat changes, the task stays in this wait.
+      t.wchan_read = t.sched_fd >= 0 && !t.schedstat.empty();
+    }
     t.watched = s_waits.count(wchan) > 0;
     if (!t.watched) {
       t.details.reset();
@@ -219,6 +286,7 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
     ++result.reused;
     TaskTable::reset(t);
     t.watched = watched;
+    t.last_state = state;
   }
   t.start_time = st->start_time;
   if (comm_re) {
@@ -240,13 +308,17 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
               nullptr,
               nullptr,
               nullptr};
-  std::string_view sched;
-  bool unchanged = guard.read_file(task_file(o.proc_root, p.pid, t.tid, "schedstat"), sched) == 0 &&
-                   !sched.starts_with("0 0 0") && t.details && sched == t.schedstat;
-  t.schedstat.assign(sched);
+  bool unchanged = not_run;
+  if (t.sched_fd < 0) {
+    // No descriptor: read by path, for the tasks to be recorded only.
+    std::string_view sched;
+    unchanged = guard.read_file(task_file(o.proc_root, p.pid, t.tid, "schedstat"), sched) == 0 &&
+                !sched.starts_with("0 0 0") && !t.schedstat.empty() && sched == t.schedstat;
+    t.schedstat.assign(sched);
+  }
   if (t.pending && !t.pending->load()) {
     c.not_read = "timed out";  // its last read is still blocked: do not pile up more
-  } else if (unchanged) {
+  } else if (unchanged && t.details) {
     c.details = std::const_pointer_cast<TaskDetails>(t.details);  // it has not run since
     ++reused_details;
   } else {
@@ -450,6 +522,8 @@ RoundStats Sampler::round(bool late) {
     // again until that read returns.
     ThreadEntry& t = *s.work[i].second;
     t.stat_pending = s.scanner->stuck_flag();
+    t.schedstat.clear();  // its schedstat was read, its state was not: look again
+    t.last_state = 0;
     s.add_stuck(*s.work[i].first, t);
     if (!s.scanner->available()) break;  // too many scan threads blocked: end the round
     ++i;
@@ -683,6 +757,7 @@ SamplerResult Sampler::end() {
                 {"abandoned_reads", r.abandoned_reads},
                 {"fd_fallbacks", r.fd_fallbacks},
                 {"details_reused", s.reused_details},
+                {"stat_skipped", s.stat_skipped},
                 {"abandoned_scans", s.scanner ? s.scanner->abandoned() : 0}});
   return s.result;
 }

@@ -31,9 +31,11 @@ struct ScanThread::Control {
   const Body* body = nullptr;
   size_t next = 0, end = 0;
   bool has_job = false, job_done = false, quit = false;
-  // The read in progress, watched by run().
+  // The read in progress, watched by run(): `reads` counts the reads begun, so that the
+  // loop tells one read that lasts from one that follows another without the scan
+  // thread reading the clock (a read costs about 2 µs; every cost counts).
   std::atomic<int> phase{kWorking};
-  std::atomic<int64_t> read_since{0};
+  std::atomic<uint64_t> reads{0};
   std::atomic<size_t> at{0};
   std::shared_ptr<std::atomic<bool>> returned = std::make_shared<std::atomic<bool>>(false);
   std::shared_ptr<std::atomic<unsigned>> stuck;
@@ -41,8 +43,10 @@ struct ScanThread::Control {
 };
 
 void ScanThread::Guard::enter() {
-  c_.read_since.store(now_ns(), std::memory_order_relaxed);
-  c_.phase.store(kInRead);
+  // Only this thread writes `reads`; the release store of the phase publishes it (and
+  // `at`) to the loop, which reads them after it has seen kInRead.
+  c_.reads.store(c_.reads.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  c_.phase.store(kInRead, std::memory_order_release);
 }
 
 void ScanThread::Guard::leave() {
@@ -113,7 +117,7 @@ void ScanThread::start() {
       try {
         Guard guard(*c);
         for (size_t i = c->next; i < c->end; ++i) {
-          c->at.store(i);
+          c->at.store(i, std::memory_order_relaxed);
           (*c->body)(i, guard);
         }
       } catch (const Abandoned&) {
@@ -141,10 +145,25 @@ size_t ScanThread::run(size_t begin, size_t end, const Body& body, int64_t stall
   }
   c.cv.notify_all();
   std::unique_lock lock(c.mu);
-  const auto slice = std::chrono::nanoseconds(std::max<int64_t>(stall_ns / 4, 1'000'000));
+  // A read is given up once it has been seen in progress for stall_ns: between stall_ns
+  // and stall_ns and a slice after it began.
+  const auto slice = std::chrono::nanoseconds(std::max<int64_t>(stall_ns / 8, 1'000'000));
+  uint64_t seen_read = 0;  // the read seen in progress at the last look (0: none)
+  int64_t seen_since = 0;
   for (;;) {
     if (c.cv.wait_for(lock, slice, [&] { return c.job_done; })) return end;
-    if (c.phase.load() != kInRead || now_ns() - c.read_since.load() < stall_ns) continue;
+    if (c.phase.load(std::memory_order_acquire) != kInRead) {
+      seen_read = 0;
+      continue;
+    }
+    const uint64_t read = c.reads.load(std::memory_order_relaxed);
+    const int64_t now = now_ns();
+    if (read != seen_read) {
+      seen_read = read;
+      seen_since = now;
+      continue;
+    }
+    if (now - seen_since < stall_ns) continue;
     int expected = kInRead;
     if (!c.phase.compare_exchange_strong(expected, kAbandoned)) continue;  // it just returned
     // Blocked in a read: leave the thread there and go on with a fresh one.

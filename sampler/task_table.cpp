@@ -85,9 +85,14 @@ int TaskTable::open_task_dir(int pid) {
   return ::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 }
 
+void TaskTable::close_thread(ThreadEntry& t) {
+  if (t.stat_fd >= 0) ::close(t.stat_fd);
+  if (t.sched_fd >= 0) ::close(t.sched_fd);
+  t.stat_fd = t.sched_fd = -1;
+}
+
 void TaskTable::close_proc(ProcEntry& p) {
-  for (ThreadEntry& t : p.threads)
-    if (t.stat_fd >= 0) ::close(t.stat_fd);
+  for (ThreadEntry& t : p.threads) close_thread(t);
   p.threads.clear();
   if (p.task_fd >= 0) ::close(p.task_fd);
   p.task_fd = -1;
@@ -110,6 +115,11 @@ void TaskTable::reset(ThreadEntry& t) {
   t.stat_pending.reset();
   t.user_pending.reset();
   t.schedstat.clear();
+  t.last_state = 0;
+  t.wchan_read = false;
+  t.stat_due_ns = 0;
+  t.busy_streak = 0;
+  t.probe_wait = 0;
   t.details.reset();
 }
 
@@ -148,33 +158,40 @@ void TaskTable::list_threads(ProcEntry& p) {
   next.reserve(tids.size());
   size_t old = 0;
   for (int tid : tids) {
-    while (old < p.threads.size() && p.threads[old].tid < tid) {
-      if (p.threads[old].stat_fd >= 0) ::close(p.threads[old].stat_fd);
-      ++old;
-    }
+    while (old < p.threads.size() && p.threads[old].tid < tid) close_thread(p.threads[old++]);
     if (old < p.threads.size() && p.threads[old].tid == tid && !p.threads[old].gone) {
       next.push_back(std::move(p.threads[old++]));
       continue;
     }
     // New, or a tid that exited and is listed again: a new thread (descriptors bind to
     // the thread, not the number, so the old one keeps saying ESRCH).
-    if (old < p.threads.size() && p.threads[old].tid == tid) {
-      if (p.threads[old].stat_fd >= 0) ::close(p.threads[old].stat_fd);
-      ++old;
-    }
+    if (old < p.threads.size() && p.threads[old].tid == tid) close_thread(p.threads[old++]);
     ThreadEntry t;
     t.tid = tid;
-    std::string rel = std::to_string(tid) + "/stat";
-    t.stat_fd = ::openat(p.task_fd, rel.c_str(), O_RDONLY | O_CLOEXEC);
-    if (t.stat_fd < 0) {
-      if (errno == ENOENT || errno == ESRCH) continue;  // exited while listed
-      ++stats_.fd_fallbacks;                            // EMFILE: read it by path
-    }
+    if (!open_thread(p, t)) continue;  // exited while listed
     next.push_back(std::move(t));
   }
-  for (; old < p.threads.size(); ++old)
-    if (p.threads[old].stat_fd >= 0) ::close(p.threads[old].stat_fd);
+  for (; old < p.threads.size(); ++old) close_thread(p.threads[old]);
   p.threads = std::move(next);
+}
+
+// stat first, then schedstat. Should the tid be reused by another thread of the process
+// between the two opens (the first having exited), the stat descriptor says ESRCH at
+// its first read, which always comes (a thread not read yet has no state to go by),
+// and the thread is listed and opened again.
+bool TaskTable::open_thread(ProcEntry& p, ThreadEntry& t) {
+  std::string rel = std::to_string(t.tid) + "/stat";
+  t.stat_fd = ::openat(p.task_fd, rel.c_str(), O_RDONLY | O_CLOEXEC);
+  if (t.stat_fd < 0) {
+    if (errno == ENOENT || errno == ESRCH) return false;  // exited while listed
+    ++stats_.fd_fallbacks;                                // EMFILE: read it by path
+    return true;
+  }
+  // Without it (fd limit, or a /proc without schedstat) the thread's stat file is read
+  // every round.
+  rel.replace(rel.size() - 4, 4, "schedstat");
+  t.sched_fd = ::openat(p.task_fd, rel.c_str(), O_RDONLY | O_CLOEXEC);
+  return true;
 }
 
 void TaskTable::refresh(bool recheck) {
@@ -200,33 +217,6 @@ void TaskTable::refresh(bool recheck) {
       return true;
     });
   }
-}
-
-int TaskTable::read_stat(ProcEntry& p, ThreadEntry& t, std::string& buf) {
-  buf.resize(1024);
-  ssize_t n;
-  if (t.stat_fd >= 0) {
-    n = ::pread(t.stat_fd, buf.data(), buf.size(), 0);
-  } else {
-    std::string rel = std::to_string(t.tid) + "/stat";
-    int fd = ::openat(p.task_fd, rel.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return errno;
-    n = ::read(fd, buf.data(), buf.size());
-    int err = errno;
-    ::close(fd);
-    errno = err;
-  }
-  if (n < 0) {
-    int err = errno;
-    if (err == ESRCH || err == ENOENT) {
-      t.gone = true;
-      p.dirty = true;  // listing it again also tells whether the whole process exited
-    }
-    buf.clear();
-    return err;
-  }
-  buf.resize(static_cast<size_t>(n));
-  return 0;
 }
 
 }  // namespace hangscope::sampler

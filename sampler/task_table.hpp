@@ -2,6 +2,10 @@
 // with an open descriptor on each thread's stat file, so that a round costs one pread
 // per thread instead of open, read and close (docs/sampler.md has the measurements).
 //
+// Each thread also keeps a descriptor on its schedstat file, which is much cheaper for
+// the kernel to print than stat: while it does not change, the thread has not run, so
+// a thread last seen asleep cannot have blocked anew (docs/sampler.md, "Cost").
+//
 // Directories are re-listed only when they changed: /proc's link count follows the
 // number of processes and /proc/<pid>/task's the number of threads, so an fstat tells
 // whether a listing is needed; a thread that exits (ESRCH on its descriptor) marks its
@@ -23,6 +27,7 @@ struct TaskDetails;
 struct ThreadEntry {
   int tid = 0;
   int stat_fd = -1;         // -1: no descriptor left (fd limit); read by path instead
+  int sched_fd = -1;        // schedstat, opened with stat (same thread); -1: none
   bool gone = false;        // its descriptor said ESRCH: the thread exited
   uint64_t start_time = 0;  // from stat, 0 until first read: tells a reused tid apart
   // What the sampler keeps about the thread between rounds.
@@ -39,10 +44,18 @@ struct ThreadEntry {
   // The same for a read of its user stack (/proc/<pid>/mem takes the mmap lock): its
   // kernel stack is still read meanwhile, its user stack is not tried again.
   std::shared_ptr<const std::atomic<bool>> user_pending;
-  // The details read while it was last blocked, and its schedstat then: while the
-  // task has not run since (schedstat unchanged), nothing read about it can have
-  // changed, and the round reuses them instead of reading its stack again.
+  // Its schedstat at its last look (read before its stat file), "" when not known:
+  // while it is unchanged, the task has not run since. The details read while it was
+  // last blocked are then reused instead of reading its stack again, and a task last
+  // seen asleep is not read again at all (its state can only have been woken).
   std::string schedstat;
+  char last_state = 0;      // the state its stat file gave at its last read; 0: unknown
+  bool wchan_read = false;  // asleep, and its wait channel was read since it last ran
+  int64_t stat_due_ns = 0;  // its stat file is read then, whatever schedstat says
+  // A thread that runs between looks gets nothing from schedstat: after it was seen to
+  // run, its schedstat is left unread for probe_wait rounds (1, 3, then 7 in a row).
+  uint8_t busy_streak = 0;
+  uint8_t probe_wait = 0;
   std::shared_ptr<const TaskDetails> details;
 };
 
@@ -76,9 +89,6 @@ class TaskTable {
   const TableStats& stats() const { return stats_; }
   size_t thread_count() const;
 
-  // Reads a thread's stat file into `buf` (pread on its descriptor, or by path);
-  // returns 0 or an errno. ESRCH and ENOENT mean the thread is gone.
-  int read_stat(ProcEntry& p, ThreadEntry& t, std::string& buf);
   // Notes that a read of the thread said it exited.
   static void mark_gone(ProcEntry& p, ThreadEntry& t) {
     t.gone = true;
@@ -92,6 +102,8 @@ class TaskTable {
   void list_root();
   void list_threads(ProcEntry& p);
   int open_task_dir(int pid);
+  bool open_thread(ProcEntry& p, ThreadEntry& t);  // false: it exited
+  static void close_thread(ThreadEntry& t);
   void close_proc(ProcEntry& p);
 
   std::string proc_root_;

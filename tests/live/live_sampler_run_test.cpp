@@ -187,7 +187,9 @@ TEST(LiveSamplerRun, MemoryStaysFlatOverManyRounds) {
 TEST(LiveSamplerRun, FiltersAndMaxStack) {
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
   TempDir tmp;
-  BlockedTask a(4000), b(4000);
+  // In D for longer than the six recordings take in a sanitizer build (each start of the
+  // binary takes more than half a second there); ended when the test ends.
+  BlockedTask a(20'000), b(20'000);
   usleep(200'000);
   std::string pids = std::to_string(a.pid()) + "," + std::to_string(b.pid());
   auto record = [&](std::vector<std::string> extra) {

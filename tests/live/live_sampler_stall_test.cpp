@@ -70,7 +70,19 @@ TEST(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
       close(fd);
       plain_read_done = true;
     });
+    // Its schedstat, which the sampler reads before stat to tell whether the task ran,
+    // takes no lock: it answers at once.
+    auto schedstat_read = std::make_shared<std::atomic<bool>>(false);
+    std::thread([target, schedstat_read] {
+      std::string path =
+          "/proc/" + std::to_string(target) + "/task/" + std::to_string(target) + "/schedstat";
+      int fd = open(path.c_str(), O_RDONLY);
+      char buf[256];
+      if (read(fd, buf, sizeof buf) > 0) *schedstat_read = true;
+      close(fd);
+    }).detach();
     usleep(300'000);
+    EXPECT_TRUE(*schedstat_read) << "reading schedstat of a task stuck in execve blocked";
     // If the read came back, the task is in D somewhere other than exec_mmap and its
     // kernel stack is readable: show where, so that a failure says why.
     EXPECT_FALSE(plain_read_done) << "reading /proc/<pid>/stat of a task stuck in execve "

@@ -1,13 +1,26 @@
 // The sampler on the real kernel: a task held in D state must be recorded with its
 // real kernel stack, round after round.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
+#include <atomic>
+#include <condition_variable>
+#include <fstream>
+#include <iterator>
+#include <mutex>
+#include <thread>
+
+#include "hangscope/capture_writer.hpp"
 #include "hangscope/classify.hpp"
 #include "hangscope/ingest.hpp"
+#include "hangscope/sampler.hpp"
 #include "support/blocked_task.hpp"
 #include "support/privileges.hpp"
 #include "support/run.hpp"
+#include "support/stuck_exec.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace hangscope;
@@ -50,8 +63,8 @@ TEST(LiveSampler, NoOutputFilePrintsTheReport) {
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
   BlockedTask blocked(3000);
   usleep(200'000);
-  RunResult r = run({HANGSCOPE_BIN, "record", "-n", "5", "-i", "10", "-p",
-                     std::to_string(blocked.pid())});
+  RunResult r =
+      run({HANGSCOPE_BIN, "record", "-n", "5", "-i", "10", "-p", std::to_string(blocked.pid())});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("hangscope report: 1 input, 5 rounds"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("exec:vfork"), std::string::npos) << r.out;
@@ -70,4 +83,156 @@ TEST(LiveSampler, OutputFileIsPrivateAndNeverOverwritten) {
   EXPECT_EQ(again.status, 1);
   EXPECT_EQ(again.err, "hangscope: " + out + ": File exists\n");
   EXPECT_EQ(run({HANGSCOPE_BIN, "record", "-n", "1", "--force", "-o", out}).status, 0);
+}
+
+namespace {
+
+std::string wchan_of(pid_t tid) {
+  std::ifstream in("/proc/" + std::to_string(tid) + "/wchan");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The wait channel of a reader of an empty pipe (its name changed in 6.x kernels).
+bool in_pipe_read(pid_t tid) {
+  std::string w = wchan_of(tid);
+  return w == "pipe_read" || w == "anon_pipe_read";
+}
+
+bool wait_for_pipe_read(pid_t tid, int timeout_ms) {
+  for (int i = 0; i < timeout_ms / 10; ++i) {
+    if (in_pipe_read(tid)) return true;
+    usleep(10'000);
+  }
+  return in_pipe_read(tid);
+}
+
+// A thread of this process that sleeps in read() on a pipe until it is written to.
+struct PipeSleeper {
+  int fds[2] = {-1, -1};
+  std::atomic<pid_t> tid{0};
+  std::thread thread;
+  template <typename Then>
+  explicit PipeSleeper(Then then) {
+    if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+    thread = std::thread([this, then] {
+      tid = static_cast<pid_t>(syscall(SYS_gettid));
+      char c;
+      (void)!read(fds[0], &c, 1);
+      then();
+    });
+    while (tid == 0) usleep(1'000);
+  }
+  void wake() { (void)!write(fds[1], "x", 1); }
+  ~PipeSleeper() {
+    wake();
+    thread.join();
+    close(fds[0]);
+    close(fds[1]);
+  }
+};
+
+}  // namespace
+
+// A thread asleep since the sampler's first look, whose stat file the sampler no longer
+// reads (its schedstat does not change), is seen in D in the round after it blocks, not
+// only at the next full read (the rescan interval, set out of reach here).
+TEST(LiveSampler, ASleepingThreadThatBlocksIsSeenInTheNextRound) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  TempDir tmp;
+  std::string out = tmp.file("wake.capture");
+  int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  ASSERT_GE(fd, 0);
+  // Once woken, the thread blocks in D: the parent of a vfork waits for its child.
+  PipeSleeper sleeper([] {
+    pid_t child = vfork();
+    if (child == 0) {
+      usleep(600'000);
+      _exit(0);
+    }
+  });
+  ASSERT_TRUE(wait_for_state(sleeper.tid, 'S', 3000));
+  {
+    CaptureWriter writer(fd);
+    SamplerOptions so;
+    so.pids = {getpid()};
+    so.s_waits.clear();
+    so.rescan = std::chrono::milliseconds(600'000);
+    Sampler sampler(so, writer);
+    sampler.begin();
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(sampler.round().uninterruptible, 0u);
+    sleeper.wake();
+    ASSERT_TRUE(wait_for_state(sleeper.tid, 'D', 3000));
+    RoundStats r = sampler.round();
+    EXPECT_GE(r.uninterruptible, 1u);
+    EXPECT_GE(r.recorded, 1u);
+    sampler.end();
+  }
+  close(fd);
+  Capture c;
+  read_input(out, "", c);
+  ASSERT_EQ(c.rounds.size(), 4u);
+  // The rounds in between spared the sleeping thread's stat file.
+  EXPECT_GE(std::stoi(c.sources[0].header.at("end.stat_skipped")), 2);
+  size_t found = 0;
+  for (const TaskSample& s : c.samples) {
+    if (s.tid != sleeper.tid) continue;
+    ++found;
+    EXPECT_EQ(s.state, 'D');
+    bool in_clone = false;
+    for (FrameId f : c.stacks.stack(s.stack)) in_clone |= c.stacks.function(f) == "kernel_clone";
+    EXPECT_TRUE(in_clone);
+  }
+  EXPECT_EQ(found, 1u) << "recorded in the round after it blocked";
+}
+
+// The S-wait watch: a thread's wait channel is not read again while it does not run,
+// but one that moves into a listed wait is found at the next look.
+TEST(LiveSampler, ASleepingThreadThatMovesIntoAWatchedWaitIsFound) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool go = false;
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::atomic<pid_t> tid{0};
+  // First asleep in a wait that is not on the list (a futex), then in one that is.
+  std::thread mover([&] {
+    tid = static_cast<pid_t>(syscall(SYS_gettid));
+    {
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return go; });
+    }
+    char c;
+    (void)!read(fds[0], &c, 1);
+  });
+  while (tid == 0) usleep(1'000);
+  ASSERT_TRUE(wait_for_state(tid, 'S', 3000));
+  int out = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  SamplerOptions so;
+  so.pids = {getpid()};
+  so.s_waits = {"pipe_read", "anon_pipe_read"};
+  so.s_interval = std::chrono::milliseconds(20);
+  CaptureWriter writer(out);
+  Sampler sampler(so, writer);
+  sampler.begin();
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(sampler.round().recorded, 0u);
+    usleep(30'000);  // each round is an S-wait round
+  }
+  {
+    std::lock_guard lock(mu);
+    go = true;
+  }
+  cv.notify_all();
+  bool moved = wait_for_pipe_read(tid, 3000);
+  usleep(30'000);
+  RoundStats r = sampler.round();
+  sampler.end();
+  (void)!write(fds[1], "x", 1);
+  mover.join();
+  close(fds[0]);
+  close(fds[1]);
+  close(out);
+  ASSERT_TRUE(moved) << wchan_of(tid);
+  EXPECT_EQ(r.recorded, 1u);
 }
