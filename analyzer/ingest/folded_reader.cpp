@@ -130,7 +130,15 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
   auto new_user_frame = [&](std::string_view text) {
     return make_frame(stacks, text, FrameKind::user);
   };
-  std::vector<FrameId> root_first, leaf_first;
+  // A line's frames, root first, hashed (and their cache slots asked for) before any is
+  // looked up.
+  struct LineFrame {
+    std::string_view text;
+    uint64_t hash;
+    FrameKind kind;
+  };
+  std::vector<LineFrame> line_frames;
+  std::vector<FrameId> leaf_first;
   std::vector<std::string_view> segments;
   std::set<std::pair<StrId, StrId>> wakeups;
   struct Total {
@@ -185,7 +193,7 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
         annotated = true;
       }
     }
-    root_first.clear();
+    line_frames.clear();
     // Frames before a "-" are user frames in bcc's delimited output; after, kernel. In a
     // line that annotates kernel frames ("_[k]"), the frames without it are user frames.
     FrameKind kind = delimited || annotated ? FrameKind::user : FrameKind::kernel;
@@ -208,18 +216,25 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
         if (f[f.size() - 2] == 'k') k = FrameKind::kernel;
         f.remove_suffix(4);
       }
-      if (root_first.size() >= kMaxFrames) {
+      if (line_frames.size() >= kMaxFrames) {
         too_deep = true;
         break;
       }
-      root_first.push_back(k == FrameKind::kernel ? kernel_frames.get(f, new_kernel_frame)
-                                                  : user_frames.get(f, new_user_frame));
+      const uint64_t h = text_hash::hash(f);
+      (k == FrameKind::kernel ? kernel_frames : user_frames).prefetch(h);
+      line_frames.push_back({f, h, k});
     }
-    if (too_deep || root_first.empty()) {
+    if (too_deep || line_frames.empty()) {
       out.skip_line(in);
       continue;
     }
-    leaf_first.assign(root_first.rbegin(), root_first.rend());
+    leaf_first.clear();
+    for (size_t i = line_frames.size(); i-- > 0;) {
+      const LineFrame& f = line_frames[i];
+      leaf_first.push_back(f.kind == FrameKind::kernel
+                               ? kernel_frames.get(f.text, f.hash, new_kernel_frame)
+                               : user_frames.get(f.text, f.hash, new_user_frame));
+    }
     // A folded line is already an aggregate: lines of the same stack and command add up.
     StackId stack = stacks.intern_stack(leaf_first);
     total_of(stack, comm).weight += count;
