@@ -16,7 +16,6 @@
 #endif
 #include <set>
 #include <string>
-#include <unordered_map>
 
 #include <absl/container/flat_hash_map.h>
 #include <vector>
@@ -155,7 +154,8 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
     uint32_t next = static_cast<uint32_t>(order.size());
     uint32_t* at;
     if (comm == 0) {
-      if (stack >= by_stack.size()) by_stack.resize(std::max<size_t>(stack + 1, by_stack.size() * 2), UINT32_MAX);
+      if (stack >= by_stack.size())
+        by_stack.resize(std::max<size_t>(stack + 1, by_stack.size() * 2), UINT32_MAX);
       at = &by_stack[stack];
       if (*at == UINT32_MAX) *at = next;
     } else {

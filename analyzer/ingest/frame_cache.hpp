@@ -58,8 +58,7 @@ inline uint64_t hash(std::string_view s) {
 // Equality of two texts of the same length n; short names (most frames) without a
 // library call.
 inline bool same(const char* a, const char* b, size_t n) {
-  if (n >= 8 && n <= 16)
-    return load64(a) == load64(b) && load64(a + n - 8) == load64(b + n - 8);
+  if (n >= 8 && n <= 16) return load64(a) == load64(b) && load64(a + n - 8) == load64(b + n - 8);
   return std::memcmp(a, b, n) == 0;
 }
 
@@ -69,16 +68,11 @@ class FrameCache {
  public:
   FrameCache() : slots_(1024) {}
 
-  // `make` turns a text the cache has not seen into a frame: text -> FrameId.
-  template <typename Make>
-  FrameId get(std::string_view text, Make&& make) {
-    return get(text, text_hash::hash(text), make);
-  }
-
-  // The same in two steps, for a reader that has a line's frames at hand: the slots of
-  // all of them are asked for first, so that their loads from memory overlap instead of
-  // waiting one after the other.
+  // Looked up in two steps, with the text's hash (text_hash::hash): a reader that has a
+  // line's frames at hand asks for the slots of all of them first, so that their loads
+  // from memory overlap instead of waiting one after the other.
   void prefetch(uint64_t h) const { __builtin_prefetch(&slots_[h & (slots_.size() - 1)]); }
+  // `make` turns a text the cache has not seen into a frame: text -> FrameId.
   template <typename Make>
   FrameId get(std::string_view text, uint64_t h, Make&& make) {
     const auto tag = static_cast<uint32_t>(h >> 32);
@@ -92,8 +86,7 @@ class FrameCache {
     }
     FrameId frame = make(text);
     if (text.size() < kEmpty && texts_.size() + text.size() <= UINT32_MAX) {
-      insert({tag, static_cast<uint32_t>(text.size()), static_cast<uint32_t>(texts_.size()),
-              frame},
+      insert({tag, static_cast<uint32_t>(text.size()), static_cast<uint32_t>(texts_.size()), frame},
              h);
       texts_.append(text);
     }
@@ -116,8 +109,7 @@ class FrameCache {
       std::vector<Slot> old(slots_.size() * 2);
       old.swap(slots_);
       for (const Slot& s : old)
-        if (s.size != kEmpty)
-          place(s, text_hash::hash({texts_.data() + s.offset, s.size}));
+        if (s.size != kEmpty) place(s, text_hash::hash({texts_.data() + s.offset, s.size}));
     }
     place(slot, h);
     ++used_;

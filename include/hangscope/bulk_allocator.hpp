@@ -29,14 +29,11 @@ constexpr size_t kThreshold = kHugePage;
 inline size_t mapped_size(size_t bytes) { return (bytes + kHugePage - 1) & ~(kHugePage - 1); }
 
 inline void* allocate(size_t bytes) {
-  if (bytes < kThreshold) {
-    void* p = ::operator new(bytes);
-    return p;
-  }
+  if (bytes < kThreshold) return ::operator new(bytes);
   const size_t size = mapped_size(bytes);
   // Map one huge page more than needed, then cut the ends so that the start is aligned.
-  void* raw = mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+  void* raw =
+      mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
   auto start = reinterpret_cast<uintptr_t>(raw);
   uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);

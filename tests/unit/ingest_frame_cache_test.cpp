@@ -48,7 +48,7 @@ TEST(FrameCache, EveryDistinctTextIsMadeOnceAndFoundAgain) {
     for (const std::string& t : texts) {
       // The cache reads the caller's bytes in place: give it a copy that goes away.
       std::string copy = t;
-      FrameId id = cache.get(copy, make);
+      FrameId id = cache.get(copy, ingest::text_hash::hash(copy), make);
       EXPECT_EQ(id, made.at(t)) << t;
     }
   EXPECT_EQ(made.size(), texts.size());
@@ -62,8 +62,8 @@ TEST(FoldedReader, FramesAreCutAtEverySemicolonWhateverItsOffset) {
     frames.push_back(std::string(n, static_cast<char>('a' + n % 26)) + std::to_string(n));
     line += ";" + frames.back();
   }
-  Capture c = hangscope::testing::read_text(line + " 3\n" + line + ";tail 4\n", "f.folded",
-                                            "folded");
+  Capture c =
+      hangscope::testing::read_text(line + " 3\n" + line + ";tail 4\n", "f.folded", "folded");
   ASSERT_EQ(c.samples.size(), 2u);
   auto stack = c.stacks.stack(c.samples[0].stack);
   ASSERT_EQ(stack.size(), frames.size() + 1);  // with the root "comm"
