@@ -20,19 +20,16 @@ UserStack mutex_wait() {
   s.pid = 10;
   s.tid = 11;
   s.outcome = UnwindOutcome::complete;
-  UserFrame leaf;
-  leaf.ip = 0x7f0000001234;
-  leaf.sp = 0x7ffc00000100;
-  leaf.function = "__lll_lock_wait";
-  leaf.function_offset = 0x2b;
-  leaf.module = "libc.so.6";
-  UserFrame caller;
-  caller.ip = 0x555500001010;
-  caller.sp = 0x7ffc00000140;
-  caller.function = "wait_on_mutex_in_foo";
-  caller.function_offset = 0x10;
-  caller.module = "app";
-  s.frames = {leaf, caller};
+  s.frames = {UserFrame{.ip = 0x7f0000001234,
+                        .sp = 0x7ffc00000100,
+                        .function = "__lll_lock_wait",
+                        .function_offset = 0x2b,
+                        .module = "libc.so.6"},
+              UserFrame{.ip = 0x555500001010,
+                        .sp = 0x7ffc00000140,
+                        .function = "wait_on_mutex_in_foo",
+                        .function_offset = 0x10,
+                        .module = "app"}};
   return s;
 }
 
