@@ -203,7 +203,8 @@ class KernelLogParser {
       block_.in_trace = true;
       if (block_.frames.size() >= kMaxFrames) return out_.skip_line(in_);
       block_.frames.push_back(out_.stacks().intern_frame(
-          f.text.function, f.text.module, FrameKind::kernel, f.unreliable ? kUnreliable : 0));
+          f.text.function, f.text.module, FrameKind::kernel,
+          static_cast<uint8_t>(f.text.flags | (f.unreliable ? kUnreliable : 0)), f.text.source));
       return;
     }
     if (t.starts_with("Future hung task reports are suppressed")) return finish();

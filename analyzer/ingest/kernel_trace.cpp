@@ -1,5 +1,8 @@
 #include "kernel_trace.hpp"
 
+#include <cstdint>
+#include <string>
+
 #include "text_fields.hpp"
 
 namespace hangscope::ingest {
@@ -18,6 +21,127 @@ bool question(std::string_view& s) {
   return false;
 }
 
+std::string_view trim_right(std::string_view s) {
+  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// "kernel/locking/mutex.c:747", "include/linux/pagemap.h:1022", "entry_64.S:306",
+// "fs/x.c:12:7": a path with a file extension, then a line number (and a column).
+bool is_location(std::string_view s) {
+  size_t colon = s.find(':');
+  if (colon == std::string_view::npos || colon == 0) return false;
+  std::string_view path = s.substr(0, colon), line = s.substr(colon + 1);
+  if (path.find('.') == std::string_view::npos || path.find_first_of(" \t()[]") != std::string_view::npos)
+    return false;
+  if (size_t col = line.find(':'); col != std::string_view::npos) {
+    uint32_t c = 0;
+    if (!whole_number(line.substr(col + 1), c)) return false;
+    line = line.substr(0, col);
+  }
+  uint32_t n = 0;
+  return whole_number(line, n);
+}
+
+// decode_stacktrace.sh's parentheses: a location, or the chain of them addr2line -i gives
+// for inlined code, each maybe with "(discriminator N)".
+bool is_location_chain(std::string_view s) {
+  s = trim(s);
+  if (s.empty()) return false;
+  while (!s.empty()) {
+    if (s.starts_with("(discriminator ")) {
+      size_t close = s.find(')');
+      if (close == std::string_view::npos) return false;
+      s = trim_left(s.substr(close + 1));
+      continue;
+    }
+    size_t sp = s.find(' ');
+    if (!is_location(s.substr(0, sp))) return false;
+    s = trim_left(s.substr(sp == std::string_view::npos ? s.size() : sp));
+  }
+  return true;
+}
+
+// The location chain in the parentheses that end s: "func (a.c:1 (discriminator 2) b.h:3)".
+bool take_location_chain(std::string_view& s, std::string_view& location) {
+  if (!s.ends_with(')')) return false;
+  int depth = 0;
+  for (size_t i = s.size(); i-- > 0;) {
+    if (s[i] == ')') ++depth;
+    if (s[i] == '(' && --depth == 0) {
+      if (i == 0 || s[i - 1] != ' ') return false;
+      std::string_view inner = s.substr(i + 1, s.size() - i - 2);
+      if (!is_location_chain(inner)) return false;
+      location = trim(inner);
+      s = trim_right(s.substr(0, i));
+      return true;
+    }
+  }
+  return false;
+}
+
+bool identifier(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || digit(c) || c == '_' || c == '-'))
+      return false;
+  return true;
+}
+
+// Takes the location and "[inline]" off a decoded frame, leaving "func+0x1/0x2 [mod]" (or
+// "func [mod]") for parse_kernel_frame.
+struct Decoded {
+  std::string_view frame;     // what parse_kernel_frame reads
+  std::string_view location;  // "" when the frame carries none
+  bool inlined = false;
+};
+Decoded split_location(std::string_view s, std::string& scratch) {
+  Decoded d;
+  s = trim_right(s);
+  // arm64's unwind source, " (T)", comes last; parse_kernel_frame does not need it here.
+  if (s.size() > 4 && s.back() == ')' && s[s.size() - 3] == '(' && s[s.size() - 4] == ' ' &&
+      s[s.size() - 2] >= 'A' && s[s.size() - 2] <= 'Z')
+    s = trim_right(s.substr(0, s.size() - 4));
+  if (s.ends_with(" [inline]")) {
+    d.inlined = true;
+    s = trim_right(s.substr(0, s.size() - 9));
+  }
+  std::string_view module;  // after the location: " [ext4]", or decode_stacktrace.sh's " ext4"
+  if (s.ends_with(']')) {
+    size_t open = s.rfind(" [");
+    if (open != std::string_view::npos) {
+      module = s.substr(open + 2, s.size() - open - 3);
+      s = trim_right(s.substr(0, open));
+    }
+  }
+  if (!take_location_chain(s, d.location)) {
+    size_t sp = s.rfind(' ');
+    std::string_view before = sp == std::string_view::npos ? s : trim_right(s.substr(0, sp));
+    if (sp != std::string_view::npos && is_location(s.substr(sp + 1))) {
+      d.location = s.substr(sp + 1);  // syzbot: "func+0x1/0x2 kernel/x.c:12"
+      s = before;
+    } else if (sp != std::string_view::npos && module.empty() && identifier(s.substr(sp + 1)) &&
+               (take_location_chain(before, d.location) ||
+                (before.find("+0x") != std::string_view::npos &&
+                 before.find(' ') == std::string_view::npos))) {
+      // decode_stacktrace.sh writes the module without brackets: "func (fs/x.c:1) ext4",
+      // and "func+0x1/0x2 ext4" where addr2line found nothing.
+      module = s.substr(sp + 1);
+      s = before;
+    }
+  }
+  if (module.empty()) {
+    d.frame = s;
+  } else {
+    scratch.assign(s);
+    scratch += " [";
+    scratch += module;
+    scratch += ']';
+    d.frame = scratch;
+  }
+  return d;
+}
+
 }  // namespace
 
 bool parse_trace_frame(std::string_view s, TraceFrame& out) {
@@ -34,8 +158,15 @@ bool parse_trace_frame(std::string_view s, TraceFrame& out) {
     if (question(s)) out.unreliable = true;
   }
   if (s.empty()) return false;
-  if (!address && s.find("+0x") == std::string_view::npos) return false;
-  return parse_kernel_frame(s, out.text);
+  thread_local std::string scratch;
+  Decoded d = split_location(s, scratch);
+  const bool offset = d.frame.find("+0x") != std::string_view::npos;
+  if (!address && !offset && d.location.empty()) return false;
+  if (!parse_kernel_frame(d.frame, out.text)) return false;
+  out.text.source = d.location;
+  out.text.flags = d.inlined ? static_cast<uint8_t>(out.text.flags | kInlined)
+                             : static_cast<uint8_t>(out.text.flags & ~kInlined);
+  return true;
 }
 
 bool is_stack_marker(std::string_view s) {

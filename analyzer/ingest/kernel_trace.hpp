@@ -17,6 +17,15 @@ struct TraceFrame {
 // " __schedule+0x3dc/0xf60", " ? __pfx_foo+0x10/0x10", " [<ffffffff8176a3bd>] ? x+0x1/0x2",
 // " __switch_to+0xf8/0x168 (T)" (arm64), " foo+0x1/0x2 [mod <build id>]". A frame needs a
 // "+0x" offset (or an "[<address>]" prefix), so prose never passes for one.
+//
+// Decoded traces (syzbot's symbolizer, addr2line, scripts/decode_stacktrace.sh) say where
+// each frame is, and list the calls the compiler inlined as frames of their own:
+//   " __mutex_lock+0xa44/0x1350 kernel/locking/mutex.c:747"
+//   " __mutex_lock_common kernel/locking/mutex.c:679 [inline]"   (no offset: inlined)
+//   " ext4_sync_file (fs/ext4/fsync.c:151) [ext4]"                (decode_stacktrace.sh)
+//   " jbd2_log_wait_commit (fs/jbd2/journal.c:692 fs/jbd2/journal.c:711)" (its inline chain)
+// The location goes to FrameText::source, "[inline]" to kInlined; a frame without an
+// offset needs a location. The views in `out` are valid until the next call.
 bool parse_trace_frame(std::string_view text, TraceFrame& out);
 
 // " <TASK>", " </TASK>", " <IRQ>", " <EOI>", " <NMI>", ...

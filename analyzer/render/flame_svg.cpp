@@ -270,6 +270,13 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
     }
     svg += "><title>";
     append_xml(svg, name);
+    if (n.kind == FlameNode::kFrame) {  // what a decoded trace said of the frame
+      if (st.frame(n.key).flags & kInlined) svg += " (inlined)";
+      if (std::string_view src = st.source(n.key); !src.empty()) {
+        svg += '\n';
+        append_xml(svg, valid_utf8(src));
+      }
+    }
     fmt::format_to(
         out,
         "\n{} {} ({:.2f}%)</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",

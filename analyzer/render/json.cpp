@@ -48,10 +48,22 @@ Json groups(const Report& r) {
     const WaitGroup& wg = r.classification().groups[g.group];
     Json stacks = Json::array();
     for (const StackSummary& s : g.top_stacks) {
-      Json frames = Json::array(), examples = Json::array();
-      for (FrameId f : st.stack(s.stack)) frames.push_back(st.function(f));
+      Json frames = Json::array(), examples = Json::array(), sources = Json::array(),
+           inlined = Json::array();
+      bool decoded = false;  // a decoded trace: where each frame is, and which were inlined
+      for (FrameId f : st.stack(s.stack)) {
+        frames.push_back(st.function(f));
+        sources.push_back(st.source(f));
+        inlined.push_back((st.frame(f).flags & kInlined) != 0);
+        decoded = decoded || st.frame(f).source != 0 || (st.frame(f).flags & kInlined);
+      }
       for (const TaskExample& t : s.examples) examples.push_back(task(r.capture, t));
-      stacks.push_back({{"weight", s.weight}, {"frames", frames}, {"examples", examples}});
+      Json stack = {{"weight", s.weight}, {"frames", frames}, {"examples", examples}};
+      if (decoded) {
+        stack["sources"] = std::move(sources);
+        stack["inlined"] = std::move(inlined);
+      }
+      stacks.push_back(std::move(stack));
     }
     out.push_back({{"name", wg.name},
                    {"title", wg.title},

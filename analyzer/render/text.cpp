@@ -82,10 +82,12 @@ void top_stacks(Out out, const Report& r, const RenderOptions& opt) {
       size_t user = 0;
       while (user < frames.size() && st.frame(frames[user]).kind != FrameKind::user) ++user;
       for (size_t i = 0; i < user && i < opt.max_frames; ++i) {
-        std::string_view mod = st.module(frames[i]);
-        const bool unreliable = st.frame(frames[i]).flags & kUnreliable;  // the kernel's "? "
-        fmt::format_to(out, "      {}{}{}{}{}\n", unreliable ? "? " : "", st.function(frames[i]),
-                       mod.empty() ? "" : " [", mod, mod.empty() ? "" : "]");
+        std::string_view mod = st.module(frames[i]), src = st.source(frames[i]);
+        const uint8_t flags = st.frame(frames[i]).flags;
+        // The kernel's "? " (unreliable), and what a decoded trace said: inlined, file:line.
+        fmt::format_to(out, "      {}{}{}{}{}{}{}{}\n", flags & kUnreliable ? "? " : "",
+                       st.function(frames[i]), mod.empty() ? "" : " [", mod, mod.empty() ? "" : "]",
+                       flags & kInlined ? " (inlined)" : "", src.empty() ? "" : "  ", src);
       }
       if (user > opt.max_frames) fmt::format_to(out, "      ... {} more\n", user - opt.max_frames);
       if (user < frames.size()) user_frames(out, st, frames.subspan(user), opt.max_frames);
