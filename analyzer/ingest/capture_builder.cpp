@@ -50,9 +50,18 @@ uint32_t CaptureBuilder::intern_context(const TaskContext& c) {
   return id;
 }
 
-void CaptureBuilder::skip_line(const LineReader& in) {
+void CaptureBuilder::skip_line(const LineReader& in, bool in_task) {
   SourceInfo& si = info();
   if (si.skipped_lines++ == 0) si.first_skipped = in.where();
+  if (in_task && si.first_skipped_in_task.empty()) si.first_skipped_in_task = in.where();
+}
+
+void CaptureBuilder::stackless_task(const LineReader& in, uint64_t header_line,
+                                    std::string_view comm, int32_t tid) {
+  constexpr size_t kListed = 10;
+  SourceInfo& si = info();
+  if (si.stackless_tasks++ < kListed)
+    si.stackless.push_back(fmt::format("{}:{}: {} ({})", in.name(), header_line, comm, tid));
 }
 
 }  // namespace hangscope

@@ -63,11 +63,12 @@ void read_input(std::unique_ptr<ByteSource> src, const std::string& path, std::s
   info.format = std::string(reader->name());
   CaptureBuilder builder(capture, std::move(info));
   reader->read(in, builder);
-  if (builder.samples_added() == 0 && capture.sources[builder.source()].skipped_lines > 0 &&
-      capture.sources[builder.source()].format != "capture") {
-    throw InputError(fmt::format("{}: no stacks found in this {} input (first unreadable line: {})",
-                                 in.name(), reader->name(),
-                                 capture.sources[builder.source()].first_skipped));
+  const SourceInfo& si = capture.sources[builder.source()];
+  if (builder.samples_added() == 0 && si.skipped_lines > 0 && si.format != "capture") {
+    // Where a task's report broke says more than the first line of other text.
+    throw InputError(fmt::format(
+        "{}: no stacks found in this {} input (first unreadable line: {})", in.name(),
+        reader->name(), si.first_skipped_in_task.empty() ? si.first_skipped : si.first_skipped_in_task));
   }
 }
 

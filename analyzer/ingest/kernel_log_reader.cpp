@@ -53,13 +53,25 @@ struct HungLine {
   uint32_t seconds = 0;
 };
 
-// "INFO: task comm:pid blocked for more than N seconds."
+// "INFO: task comm:pid blocked for more than N seconds.", and the two other forms of
+// kernel/hung_task.c: "... blocked in I/O wait for more than N seconds." (6.15+, a task
+// in io_schedule) and "... can't die for more than N seconds." (a killed task still in D).
 bool parse_hung(std::string_view t, HungLine& h) {
-  constexpr std::string_view kMid = " blocked for more than ";
-  size_t mid = t.find(kMid);
-  if (mid == std::string_view::npos || !t.ends_with(" seconds.")) return false;
+  static constexpr std::string_view kForms[] = {" blocked for more than ",
+                                                " blocked in I/O wait for more than ",
+                                                " can't die for more than "};
+  if (!t.ends_with(" seconds.")) return false;
+  size_t mid = std::string_view::npos;
+  std::string_view form;
+  for (std::string_view f : kForms)
+    if (size_t at = t.rfind(f); at != std::string_view::npos && at >= 11) {
+      mid = at;
+      form = f;
+      break;
+    }
+  if (mid == std::string_view::npos) return false;
   if (!comm_pid(t.substr(11, mid - 11), h.comm, h.pid)) return false;
-  std::string_view secs = t.substr(mid + kMid.size());
+  std::string_view secs = t.substr(mid + form.size());
   secs.remove_suffix(9);
   uint64_t s = 0;
   if (!whole_number(secs, s)) return false;
@@ -128,7 +140,13 @@ class KernelLogParser {
     std::string_view raw;
     while (in_.next(raw)) line(raw);
     finish();
-    for (const TaskSample& s : tasks_) out_.add_sample(s);
+    for (size_t i = 0; i < tasks_.size(); ++i) {
+      const TaskSample& s = tasks_[i];
+      // A task whose stack could not be read is kept, and named with its header's line.
+      if (s.flags & kNoStack)
+        out_.stackless_task(in_, first_lines_[i], out_.stacks().strings().get(s.comm), s.tid);
+      out_.add_sample(s);
+    }
     add_lockdep_facts();
   }
 
@@ -140,6 +158,7 @@ class KernelLogParser {
     bool ignored = false;   // sysrq-t task that is not blocked
     std::string comm;
     std::string caller;     // printk caller id of the block's lines, when printed
+    uint64_t first_line = 0;  // of its "INFO: task" line or header, for messages
     int32_t tid = 0, tgid = 0, ppid = -1;
     char state = 'D';
     uint32_t blocked_s = 0;
@@ -175,6 +194,7 @@ class KernelLogParser {
     if (parse_task_header(text, h)) return header(h, l.caller);
     if (t.starts_with("task ") && t.find("PC stack") != std::string_view::npos) return;  // 4.x
     if (!block_.active || other_caller) return out_.skip_line(in_);
+    if (t.starts_with("<Same stack as pid ")) return same_stack_as(t);
 
     if (t.starts_with("Not tainted ") || t.starts_with("Tainted: ")) {
       if (out_.info().kernel.empty()) out_.info().kernel = std::string(release_of(t));
@@ -201,7 +221,7 @@ class KernelLogParser {
     TraceFrame f;
     if ((block_.in_trace || block_.header) && parse_trace_frame(t, f)) {
       block_.in_trace = true;
-      if (block_.frames.size() >= kMaxFrames) return out_.skip_line(in_);
+      if (block_.frames.size() >= kMaxFrames) return out_.skip_line(in_, true);
       block_.frames.push_back(out_.stacks().intern_frame(
           f.text.function, f.text.module, FrameKind::kernel,
           static_cast<uint8_t>(f.text.flags | (f.unreliable ? kUnreliable : 0)), f.text.source));
@@ -209,8 +229,23 @@ class KernelLogParser {
     }
     if (t.starts_with("Future hung task reports are suppressed")) return finish();
     // Anything else ends a trace (the kernel prints nothing else inside one).
+    const bool in_task = block_.active;
     if (block_.in_trace) finish();
-    out_.skip_line(in_);
+    out_.skip_line(in_, in_task);
+  }
+
+  // Android's sysrq-w prints "<Same stack as pid 1234>" instead of a stack it printed
+  // already: the task has that task's stack.
+  void same_stack_as(std::string_view t) {
+    if (block_.ignored) return;  // a task sysrq-t shows that is not blocked
+    int32_t pid = 0;
+    std::string_view num = t.substr(19);
+    num = num.substr(0, num.find('>'));
+    auto it = whole_number(num, pid) ? by_tid_.find(pid) : by_tid_.end();
+    if (it == by_tid_.end() || !block_.frames.empty()) return out_.skip_line(in_, true);
+    auto frames = out_.stacks().stack(tasks_[it->second].stack);
+    block_.frames.assign(frames.begin(), frames.end());
+    block_.in_trace = true;
   }
 
   // Lockdep's lists (never frames or task headers): read whole, paired at the end.
@@ -318,6 +353,7 @@ class KernelLogParser {
     block_ = Block{};
     block_.active = true;
     block_.caller = std::string(caller);
+    block_.first_line = in_.line_number();
   }
 
   // Records the open block, merged with earlier reports of the same task.
@@ -325,7 +361,7 @@ class KernelLogParser {
     if (!block_.active) return;
     Block b = std::move(block_);
     block_ = Block{};
-    if (b.ignored || (b.frames.empty() && b.blocked_s == 0)) return;
+    if (b.ignored || (b.frames.empty() && b.blocked_s == 0 && !b.header)) return;
     TaskSample s;
     s.stack = out_.stacks().intern_stack(b.frames);
     s.pid = b.tgid;
@@ -335,6 +371,7 @@ class KernelLogParser {
     s.blocked_s = b.blocked_s;
     s.context = b.context;
     if (b.ppid == 2 || b.tid == 2) s.flags |= kKernelThread;
+    if (b.frames.empty()) s.flags |= kNoStack;  // kept, and said so at the end
     if (s.tid != 0) {
       auto [it, inserted] = by_tid_.try_emplace(s.tid, tasks_.size());
       if (!inserted && tasks_[it->second].comm == s.comm) {
@@ -343,6 +380,7 @@ class KernelLogParser {
           s.blocked_s = std::max(s.blocked_s, old.blocked_s);
           if (s.pid == 0) s.pid = old.pid;
           old = s;
+          first_lines_[it->second] = b.first_line;
         } else {
           old.blocked_s = std::max(s.blocked_s, old.blocked_s);
         }
@@ -351,6 +389,7 @@ class KernelLogParser {
       if (!inserted) it->second = tasks_.size();  // a new task that reuses the pid
     }
     tasks_.push_back(s);
+    first_lines_.push_back(b.first_line);
   }
 
   LineReader& in_;
@@ -359,6 +398,7 @@ class KernelLogParser {
   bool kmsg_ = false;
   bool show_state_ = false;
   std::vector<TaskSample> tasks_;
+  std::vector<uint64_t> first_lines_;  // per task: the line its report began on
   std::unordered_map<int32_t, size_t> by_tid_;
   std::set<std::tuple<int32_t, std::string, int32_t, std::string, std::string_view>> facts_;
   std::set<std::pair<int32_t, int32_t>> stated_;  // (waiter, holder) of the kernel's lines

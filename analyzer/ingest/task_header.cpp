@@ -59,8 +59,10 @@ bool parse_modern(std::string_view s, TaskHeader& out) {
 
 // "<comm 15> D [pc|  running task    ] free pid ppid 0xflags" (before 5.9).
 bool parse_old(std::string_view s, TaskHeader& out) {
+  // The free stack (%5lu) follows the state with no space when it has five digits:
+  // "syz-executor.4  D27704 21128   7271 0x00004004".
   if (s.size() < kCommWidth + 12 || s[kCommWidth] != ' ' || !is_state(s[kCommWidth + 1]) ||
-      s[kCommWidth + 2] != ' ')
+      (s[kCommWidth + 2] != ' ' && !(s[kCommWidth + 2] >= '0' && s[kCommWidth + 2] <= '9')))
     return false;
   std::string_view rest = trim_right(s.substr(kCommWidth + 2));
   // The last four fields: free stack, pid, ppid, 0xflags.

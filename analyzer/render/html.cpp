@@ -114,6 +114,12 @@ void inputs(Out out, const Capture& c) {
                      "<p class=\"warn\">{}: skipped {} line{} not understood (first at {}).</p>\n",
                      xml_text(s.path), s.skipped_lines, s.skipped_lines == 1 ? "" : "s",
                      xml_text(s.first_skipped));
+    if (s.stackless_tasks) {
+      fmt::format_to(out, "<p class=\"warn\">{}: {} task{} whose stack could not be read:",
+                     xml_text(s.path), s.stackless_tasks, s.stackless_tasks == 1 ? "" : "s");
+      for (const std::string& t : s.stackless) fmt::format_to(out, " {};", xml_text(t));
+      fmt::format_to(out, "</p>\n");
+    }
   }
   fmt::format_to(out, "</section>\n");
 }

@@ -37,7 +37,11 @@ Json inputs(const Capture& c) {
                    {"timed", s.timed},
                    {"weight_unit", s.weight_unit},
                    {"truncated", s.truncated},
-                   {"skipped_lines", s.skipped_lines}});
+                   {"skipped_lines", s.skipped_lines},
+                   {"first_skipped", s.first_skipped},
+                   {"first_skipped_in_task", s.first_skipped_in_task},
+                   {"stackless_tasks", s.stackless_tasks},
+                   {"stackless", s.stackless}});
   return out;
 }
 

@@ -203,8 +203,19 @@ void warnings(Out out, const Capture& c) {
     }
     if (s.skipped_lines) {
       head();
-      fmt::format_to(out, "  {}: skipped {} line{} not understood (first at {})\n", s.path,
+      fmt::format_to(out, "  {}: skipped {} line{} not understood (first at {}", s.path,
                      s.skipped_lines, s.skipped_lines == 1 ? "" : "s", s.first_skipped);
+      if (!s.first_skipped_in_task.empty() && s.first_skipped_in_task != s.first_skipped)
+        fmt::format_to(out, "; first inside a task's report at {}", s.first_skipped_in_task);
+      fmt::format_to(out, ")\n");
+    }
+    if (s.stackless_tasks) {
+      head();
+      fmt::format_to(out, "  {}: {} task{} whose stack could not be read (in other:(no stack)):\n",
+                     s.path, s.stackless_tasks, s.stackless_tasks == 1 ? "" : "s");
+      for (const std::string& t : s.stackless) fmt::format_to(out, "    {}\n", t);
+      if (s.stackless_tasks > s.stackless.size())
+        fmt::format_to(out, "    ... {} more\n", s.stackless_tasks - s.stackless.size());
     }
   }
 }

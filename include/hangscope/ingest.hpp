@@ -89,8 +89,13 @@ class CaptureBuilder {
   void add_fact(WaitsOnFact f);
   // Returns the id of an equal context, adding it when new.
   uint32_t intern_context(const TaskContext& c);
-  // Counts a line that no rule of the reader understood.
-  void skip_line(const LineReader& in);
+  // Counts a line that no rule of the reader understood; `in_task` when it came inside a
+  // task's report (its header read, its stack not finished).
+  void skip_line(const LineReader& in, bool in_task = false);
+  // Records a task whose stack could not be read, by the line of its header; the reader
+  // adds it as a sample with kNoStack.
+  void stackless_task(const LineReader& in, uint64_t header_line, std::string_view comm,
+                      int32_t tid);
   uint64_t samples_added() const { return samples_added_; }
 
  private:

@@ -37,6 +37,13 @@ struct SourceInfo {
   bool truncated = false;               // the input ended inside a round
   uint64_t skipped_lines = 0;           // lines no reader understood
   std::string first_skipped;            // "file:line" of the first of them
+  // The first of them inside a task's report (after its header): where reading a task
+  // broke, which says more than some other message before it.
+  std::string first_skipped_in_task;
+  // Tasks whose header was read but not their stack: samples with kNoStack and an empty
+  // stack, never dropped. "file:line: comm (tid)" of their headers, the first few.
+  uint64_t stackless_tasks = 0;
+  std::vector<std::string> stackless;
   std::map<std::string, std::string> header;  // every header field, verbatim
 };
 

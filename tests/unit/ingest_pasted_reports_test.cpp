@@ -97,3 +97,70 @@ TEST(DecodedTraces, DecodeStacktraceLocationsChainsAndBareModules) {
   EXPECT_EQ(group_of(c, jbd2), "jbd2:commit");
   EXPECT_EQ(c.sources[0].skipped_lines, 0u);
 }
+
+TEST(TaskHeaders, CantDieFiveDigitFreeStackAndAStackLost) {
+  Capture c = read("kernel-log/hung-task-4.19-cant-die-freestack.written.log");
+  ASSERT_EQ(c.samples.size(), 3u);
+  const TaskSample* dying = by_tid(c, 9412);  // "can't die", header "D27704  9412"
+  ASSERT_NE(dying, nullptr);
+  EXPECT_EQ(c.strings().get(dying->comm), "syz-executor.3");
+  EXPECT_EQ(dying->state, 'D');
+  EXPECT_EQ(dying->blocked_s, 143u);
+  EXPECT_EQ(names(c, dying->stack).size(), 16u);
+  EXPECT_EQ(group_of(c, dying), "fuse:request");
+  EXPECT_EQ(group_of(c, by_tid(c, 9433)), "mutex:fuse_lock_inode");
+  // Its trace lost to the console ("** 38 printk messages dropped **"): kept, and said so.
+  const TaskSample* lost = by_tid(c, 9450);
+  ASSERT_NE(lost, nullptr);
+  EXPECT_EQ(lost->stack, 0u);
+  EXPECT_TRUE(lost->flags & kNoStack);
+  const SourceInfo& si = c.sources[0];
+  EXPECT_EQ(si.stackless_tasks, 1u);
+  ASSERT_EQ(si.stackless.size(), 1u);
+  EXPECT_EQ(si.stackless[0], kDir + "kernel-log/hung-task-4.19-cant-die-freestack.written.log:43: "
+                                    "syz-executor.5 (9450)");
+  EXPECT_EQ(si.skipped_lines, 1u);
+  EXPECT_EQ(si.first_skipped_in_task,
+            kDir + "kernel-log/hung-task-4.19-cant-die-freestack.written.log:48");
+}
+
+TEST(TaskHeaders, BlockedInIoWaitForm) {
+  Capture c = read("kernel-log/hung-task-6.16-io-wait.written.log");
+  ASSERT_EQ(c.samples.size(), 1u);
+  EXPECT_EQ(c.samples[0].tid, 2331);
+  EXPECT_EQ(c.samples[0].pid, 2331);
+  EXPECT_EQ(c.samples[0].blocked_s, 122u);
+  EXPECT_TRUE(c.samples[0].flags & kKernelThread);
+  EXPECT_EQ(names(c, c.samples[0].stack).size(), 29u);
+  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+}
+
+TEST(TaskHeaders, SameStackAsPidCopiesThatStack) {
+  Capture c = read("kernel-log/sysrq-t-3.0-same-stack.written.log");
+  ASSERT_EQ(c.samples.size(), 4u);  // sysrq-t: the D tasks only
+  const TaskSample* first = by_tid(c, 2210);
+  const TaskSample* same = by_tid(c, 2211);
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(same, nullptr);
+  EXPECT_NE(first->stack, 0u);
+  EXPECT_EQ(same->stack, first->stack);
+  EXPECT_EQ(group_of(c, same), "mm:dirty-throttle");    // 3.1's *_ratelimited_nr
+  EXPECT_EQ(group_of(c, by_tid(c, 430)), "block:tags");  // get_request: 4.x's request slots
+  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+}
+
+TEST(TaskHeaders, TheLineThatBrokeATaskIsNamed) {
+  Capture c = read_text(
+      "TITLE: a preamble\n"
+      "\n"
+      "INFO: task a:1 blocked for more than 120 seconds.\n"
+      "a header no layout has\n"
+      "Call Trace:\n",
+      "x.log");
+  ASSERT_EQ(c.samples.size(), 1u);
+  EXPECT_TRUE(c.samples[0].flags & kNoStack);
+  EXPECT_EQ(c.sources[0].first_skipped, "x.log:1");
+  EXPECT_EQ(c.sources[0].first_skipped_in_task, "x.log:4");
+  ASSERT_EQ(c.sources[0].stackless.size(), 1u);
+  EXPECT_EQ(c.sources[0].stackless[0], "x.log:3: a (1)");
+}
