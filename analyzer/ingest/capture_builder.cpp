@@ -51,9 +51,14 @@ uint32_t CaptureBuilder::intern_context(const TaskContext& c) {
 }
 
 void CaptureBuilder::skip_line(const LineReader& in, bool in_task) {
+  skip_line_at(in, in.line_number(), in_task);
+}
+
+void CaptureBuilder::skip_line_at(const LineReader& in, uint64_t line, bool in_task) {
   SourceInfo& si = info();
-  if (si.skipped_lines++ == 0) si.first_skipped = in.where();
-  if (in_task && si.first_skipped_in_task.empty()) si.first_skipped_in_task = in.where();
+  if (si.skipped_lines++ == 0) si.first_skipped = fmt::format("{}:{}", in.name(), line);
+  if (in_task && si.first_skipped_in_task.empty())
+    si.first_skipped_in_task = fmt::format("{}:{}", in.name(), line);
 }
 
 void CaptureBuilder::stackless_task(const LineReader& in, uint64_t header_line,

@@ -21,6 +21,7 @@
 #include "readers.hpp"
 #include "task_header.hpp"
 #include "text_fields.hpp"
+#include "wrapped_line.hpp"
 
 namespace hangscope::ingest {
 
@@ -28,6 +29,23 @@ namespace {
 
 // Kernel traces are at most a few dozen frames; anything longer is not one trace.
 constexpr size_t kMaxFrames = 512;
+// Lines not understood that a trace goes on past (another CPU's console output);
+// more in a row end it.
+constexpr uint32_t kMaxStrays = 3;
+
+// The first line of another kernel message: whatever trace was open has ended.
+bool starts_other_message(std::string_view t) {
+  static constexpr std::string_view kStarts[] = {
+      "NMI backtrace for cpu", "Sending NMI from CPU", "Kernel panic", "---[ end ",
+      "------------[ cut here ]", "WARNING: ", "BUG: ", "Oops: ", "Modules linked in:",
+      "Hardware name: ", "Showing busy workqueues", "Mem-Info:"};
+  for (std::string_view s : kStarts)
+    if (t.starts_with(s)) return true;
+  // dump_stack()'s "CPU: 1 PID: 22 Comm: ksoftirqd/1 Not tainted ..." ("CPU:" would pass
+  // for a register otherwise).
+  return t.starts_with("CPU: ") && t.find(" PID: ") != std::string_view::npos &&
+         t.find(" Comm: ") != std::string_view::npos;
+}
 
 // "comm:pid" (comm may hold colons: the pid follows the last one).
 bool comm_pid(std::string_view s, std::string_view& comm, int32_t& pid) {
@@ -139,6 +157,7 @@ class KernelLogParser {
   void run() {
     std::string_view raw;
     while (in_.next(raw)) line(raw);
+    settle_held();
     finish();
     for (size_t i = 0; i < tasks_.size(); ++i) {
       const TaskSample& s = tasks_[i];
@@ -163,89 +182,192 @@ class KernelLogParser {
     char state = 'D';
     uint32_t blocked_s = 0;
     uint32_t context = 0;
+    uint32_t strays = 0;  // lines not understood in a row inside its trace
     std::vector<FrameId> frames;
   };
 
   void line(std::string_view raw) {
-    LogLine l = strip_log_prefix(raw);
+    LogLine l = strip_log_prefix(plain_blanks(raw));
     if (l.framing == LogFraming::kmsg) kmsg_ = true;
     if (l.continuation && kmsg_) return;  // /dev/kmsg dictionary: part of the record
-    if (l.foreign) return out_.skip_line(in_);
+    if (l.foreign) {
+      settle_held();
+      return out_.skip_line(in_);
+    }
     std::string_view text = l.text;
+    if (held_.held()) {
+      // The rest of a line cut in two has no framing of its own.
+      std::string_view joined;
+      if (held_.continued_by(l))
+        joined = held_.join(text, joined_, [&](std::string_view s) { return known(s); });
+      if (!joined.empty()) {
+        held_.release();
+        const std::string caller(held_.caller());
+        understand(joined, caller, held_.framing());
+        return;
+      }
+      settle_held();
+    }
+    if (!understand(text, l.caller, l.framing)) {
+      held_.hold(text, l, raw.size());
+      held_line_ = in_.line_number();
+    }
+  }
+
+  // Non-breaking spaces (mail, web pages) and tabs (a dump pasted indented, or through
+  // an editor) read as the spaces they stand for.
+  std::string_view plain_blanks(std::string_view s) {
+    if (s.find('\t') == std::string_view::npos && s.find("\xc2\xa0") == std::string_view::npos)
+      return s;
+    plain_.clear();
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '\t') {
+        plain_ += ' ';
+      } else if (s[i] == '\xc2' && i + 1 < s.size() && s[i + 1] == '\xa0') {
+        plain_ += ' ';
+        ++i;
+      } else {
+        plain_ += s[i];
+      }
+    }
+    return plain_;
+  }
+
+  // A line that some rule reads on its own: what a line cut in two must add up to.
+  bool known(std::string_view text) const {
+    std::string_view t = trim_left(text);
+    HungLine h;
+    BlockerLine b;
+    TaskHeader th;
+    TraceFrame f;
+    bool blocked_only = false;
+    if (t.starts_with("INFO: task ")) return parse_hung(t, h) || parse_blocker(t, b);
+    return is_sysrq_line(t, blocked_only) || parse_task_header(t, th) ||
+           (block_.active && parse_trace_frame(t, f));
+  }
+
+  // The held line was not the start of a line cut in two: it is a line not understood.
+  // Inside a trace it does not end it (a console line of another CPU, printed in the
+  // middle of the trace), unless several come in a row.
+  void settle_held() {
+    if (!held_.held()) return;
+    held_.release();
+    out_.skip_line_at(in_, held_line_, block_.active);
+    if (block_.in_trace && ++block_.strays > kMaxStrays) finish();
+  }
+
+  // Reads one line of the kernel's text; false when no rule understood it.
+  bool understand(std::string_view text, std::string_view caller, LogFraming framing) {
     std::string_view t = trim_left(text);
     if (t.empty()) {
       finish();  // (a dump of held locks ends with a blank line and its '=' rule)
-      return;
+      return true;
     }
-    if (held_locks_line(t)) return;
+    if (held_locks_line(t)) return true;
     locks_.end_dump();  // the kernel prints nothing else inside a dump
     // Lines of another CPU's message in the middle of a trace (CONFIG_PRINTK_CALLER).
-    const bool other_caller = block_.active && !l.caller.empty() && !block_.caller.empty() &&
-                              l.caller != block_.caller;
+    const bool other_caller = block_.active && !caller.empty() && !block_.caller.empty() &&
+                              caller != block_.caller;
 
-    if (t.starts_with("INFO: task ")) return info(t, l.caller);
+    if (t.starts_with("INFO: task ")) return info(t, caller);
     bool blocked_only = false;
     if (is_sysrq_line(t, blocked_only)) {
       finish();
       show_state_ = blocked_only;
-      return;
+      return true;
     }
     TaskHeader h;
-    if (parse_task_header(text, h)) return header(h, l.caller);
-    if (t.starts_with("task ") && t.find("PC stack") != std::string_view::npos) return;  // 4.x
-    if (!block_.active || other_caller) return out_.skip_line(in_);
+    if (parse_task_header(t, h)) {
+      header(h, caller);
+      return true;
+    }
+    if (t.starts_with("task ") && t.find("PC stack") != std::string_view::npos) return true;  // 4.x
+    if (other_caller) {
+      out_.skip_line(in_, true);
+      return true;
+    }
+    if (starts_other_message(t)) {
+      finish();
+      return false;
+    }
+    if (!block_.active) return false;
     if (t.starts_with("<Same stack as pid ")) return same_stack_as(t);
 
     if (t.starts_with("Not tainted ") || t.starts_with("Tainted: ")) {
       if (out_.info().kernel.empty()) out_.info().kernel = std::string(release_of(t));
-      return;
+      return true;
     }
     if (t.starts_with("\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\"") ||
         t == "Blocked by coredump." || t.starts_with("Stopper: ") || t.starts_with("Sched_ext: "))
-      return;
+      return true;
     if (t.starts_with("Workqueue: ")) {
       TaskContext c;
       c.workqueue = out_.intern(t.substr(11));
       block_.context = out_.intern_context(c);
-      return;
+      return true;
     }
     if (t == "Call Trace:" || t == "Call trace:" || t == "Backtrace:") {
+      if (!block_.frames.empty()) {  // a second trace: another message's, not this task's
+        finish();
+        return false;
+      }
       block_.in_trace = true;
-      return;
+      return true;
     }
     if (is_stack_marker(t)) {
       if (t.starts_with("</TASK")) finish();
-      return;
+      return true;
     }
-    if (is_register_or_stack_words(t)) return;
+    if (is_register_or_stack_words(t)) return true;
     TraceFrame f;
     if ((block_.in_trace || block_.header) && parse_trace_frame(t, f)) {
-      block_.in_trace = true;
-      if (block_.frames.size() >= kMaxFrames) return out_.skip_line(in_, true);
-      block_.frames.push_back(out_.stacks().intern_frame(
-          f.text.function, f.text.module, FrameKind::kernel,
-          static_cast<uint8_t>(f.text.flags | (f.unreliable ? kUnreliable : 0)), f.text.source));
-      return;
+      add_frame(f, text);
+      return true;
     }
-    if (t.starts_with("Future hung task reports are suppressed")) return finish();
-    // Anything else ends a trace (the kernel prints nothing else inside one).
-    const bool in_task = block_.active;
-    if (block_.in_trace) finish();
-    out_.skip_line(in_, in_task);
+    if (t.starts_with("Future hung task reports are suppressed")) {
+      finish();
+      return true;
+    }
+    // The rest of the frame on the line before: "[ext4]", "3a0 [jbd2]", "kernel/x.c:12".
+    if (block_.in_trace && framing == LogFraming::none && !block_.frames.empty() &&
+        frame_line_ + 1 == in_.line_number()) {
+      std::string_view joined = WrappedLine::join(last_frame_, text, joined_, [&](std::string_view s) {
+        TraceFrame g;
+        return parse_trace_frame(trim_left(s), g);
+      });
+      if (!joined.empty() && parse_trace_frame(trim_left(joined), f)) {
+        block_.frames.pop_back();
+        add_frame(f, joined);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void add_frame(const TraceFrame& f, std::string_view text) {
+    block_.in_trace = true;
+    block_.strays = 0;
+    if (block_.frames.size() >= kMaxFrames) return out_.skip_line(in_, true);
+    block_.frames.push_back(out_.stacks().intern_frame(
+        f.text.function, f.text.module, FrameKind::kernel,
+        static_cast<uint8_t>(f.text.flags | (f.unreliable ? kUnreliable : 0)), f.text.source));
+    last_frame_.assign(text);
+    frame_line_ = in_.line_number();
   }
 
   // Android's sysrq-w prints "<Same stack as pid 1234>" instead of a stack it printed
   // already: the task has that task's stack.
-  void same_stack_as(std::string_view t) {
-    if (block_.ignored) return;  // a task sysrq-t shows that is not blocked
+  bool same_stack_as(std::string_view t) {
+    if (block_.ignored) return true;  // a task sysrq-t shows that is not blocked
     int32_t pid = 0;
     std::string_view num = t.substr(19);
     num = num.substr(0, num.find('>'));
     auto it = whole_number(num, pid) ? by_tid_.find(pid) : by_tid_.end();
-    if (it == by_tid_.end() || !block_.frames.empty()) return out_.skip_line(in_, true);
+    if (it == by_tid_.end() || !block_.frames.empty()) return false;
     auto frames = out_.stacks().stack(tasks_[it->second].stack);
     block_.frames.assign(frames.begin(), frames.end());
     block_.in_trace = true;
+    return true;
   }
 
   // Lockdep's lists (never frames or task headers): read whole, paired at the end.
@@ -296,7 +418,7 @@ class KernelLogParser {
     }
   }
 
-  void info(std::string_view t, std::string_view caller) {
+  bool info(std::string_view t, std::string_view caller) {
     HungLine h;
     if (parse_hung(t, h)) {
       finish();
@@ -304,7 +426,7 @@ class KernelLogParser {
       block_.comm = std::string(h.comm);
       block_.tid = h.pid;
       block_.blocked_s = h.seconds;
-      return;
+      return true;
     }
     BlockerLine b;
     if (parse_blocker(t, b)) {
@@ -321,15 +443,15 @@ class KernelLogParser {
         f.kind = out_.intern(b.kind);
         out_.add_fact(f);
       }
-      return;
+      return true;
     }
     if (t.ends_with(", but the owner is not found.") ||
         t.ends_with(", but the last holder is not found.")) {
       finish();
-      return;
+      return true;
     }
-    if (block_.in_trace) finish();
-    out_.skip_line(in_);
+    if (block_.in_trace) finish();  // another report begins, in a form not read
+    return false;
   }
 
   void header(const TaskHeader& h, std::string_view caller) {
@@ -395,6 +517,11 @@ class KernelLogParser {
   LineReader& in_;
   CaptureBuilder& out_;
   Block block_;
+  WrappedLine held_;          // a line not understood, until the next shows it was cut
+  uint64_t held_line_ = 0;
+  std::string last_frame_;    // the text of the block's last frame, and its line
+  uint64_t frame_line_ = 0;
+  std::string joined_, plain_;
   bool kmsg_ = false;
   bool show_state_ = false;
   std::vector<TaskSample> tasks_;

@@ -164,3 +164,80 @@ TEST(TaskHeaders, TheLineThatBrokeATaskIsNamed) {
   ASSERT_EQ(c.sources[0].stackless.size(), 1u);
   EXPECT_EQ(c.sources[0].stackless[0], "x.log:3: a (1)");
 }
+
+TEST(PastedText, MailQuotedLinesCutInTwoAreRejoined) {
+  Capture c = read("kernel-log/sysrq-w-3.0-mail-quoted.written.log");
+  ASSERT_EQ(c.samples.size(), 3u);
+  const TaskSample* jbd2 = by_tid(c, 412);  // its header's flags went to the next line
+  ASSERT_NE(jbd2, nullptr);
+  EXPECT_EQ(c.strings().get(jbd2->comm), "jbd2/sda1-8");
+  EXPECT_TRUE(jbd2->flags & kKernelThread);
+  auto f = c.stacks.stack(jbd2->stack);
+  ASSERT_EQ(f.size(), 9u);
+  EXPECT_EQ(c.stacks.function(f[5]), "jbd2_journal_commit_transaction");
+  EXPECT_EQ(c.stacks.module(f[5]), "jbd2");  // "[jbd2]" on a line of its own
+  EXPECT_EQ(by_tid(c, 3175)->stack, by_tid(c, 3172)->stack);  // <Same stack as pid 3172>
+  EXPECT_EQ(group_of(c, by_tid(c, 3172)), "jbd2:force-commit");
+  EXPECT_EQ(c.sources[0].skipped_lines, 3u);  // the mail's own words
+  EXPECT_EQ(c.sources[0].first_skipped_in_task, "");
+}
+
+TEST(PastedText, WebConsoleTerminalAndTabIndentedDumps) {
+  Capture c = read("kernel-log/hung-task-5.15-pasted.written.log");
+  ASSERT_EQ(c.samples.size(), 3u);
+  // Bare "kernel: " prefixes and non-breaking spaces; an nvme line of another CPU inside
+  // the trace, which goes on past it.
+  const TaskSample* kworker = by_tid(c, 31877);
+  ASSERT_NE(kworker, nullptr);
+  EXPECT_EQ(kworker->blocked_s, 122u);
+  EXPECT_EQ(names(c, kworker->stack).size(), 25u);
+  EXPECT_EQ(names(c, kworker->stack).back(), "ret_from_fork");
+  EXPECT_EQ(group_of(c, kworker), "block:tags");
+  // A header a terminal cut at its 80th column, in the middle of a word.
+  const TaskSample* pg = by_tid(c, 4411);
+  ASSERT_NE(pg, nullptr);
+  EXPECT_EQ(c.strings().get(pg->comm), "postgres");
+  EXPECT_EQ(group_of(c, pg), "mm:writeback");
+  // A tab-indented sysrq-w.
+  const TaskSample* sync = by_tid(c, 5120);
+  ASSERT_NE(sync, nullptr);
+  EXPECT_EQ(names(c, sync->stack)[2], "wb_wait_for_completion");
+  EXPECT_EQ(group_of(c, sync), "writeback:sync");
+  const std::string file = kDir + "kernel-log/hung-task-5.15-pasted.written.log";
+  EXPECT_EQ(c.sources[0].skipped_lines, 4u);
+  EXPECT_EQ(c.sources[0].first_skipped, file + ":1");
+  EXPECT_EQ(c.sources[0].first_skipped_in_task, file + ":14");
+}
+
+TEST(PastedText, WrappedHungLineAndHeaderInAMail) {
+  Capture c = read_text(
+      "> [  242.781532] INFO: task mv:2114 blocked for more than 120\n"
+      "> seconds.\n"
+      "> [  242.781598] task:mv              state:D stack:    0 pid: 2114 ppid:\n"
+      ">  2031 flags:0x00000000\n"
+      "> [  242.781611] Call Trace:\n"
+      "> [  242.781620]  __schedule+0x2e5/0x8a0\n"
+      "> [  242.781631]  schedule+0x3c/0xa0\n"
+      "> [  242.781640]  rwsem_down_write_slowpath+0x2ad/0x4f0\n"
+      "> [  242.781652]  lock_rename+0x2e/0xd0\n");
+  ASSERT_EQ(c.samples.size(), 1u);
+  EXPECT_EQ(c.samples[0].blocked_s, 120u);
+  EXPECT_EQ(c.samples[0].tid, 2114);
+  EXPECT_EQ(names(c, c.samples[0].stack).size(), 4u);
+  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+}
+TEST(DecodedTraces, ProseWithAPathIsNotAFrame) {
+  Capture c = read_text(
+      "INFO: task a:1 blocked for more than 120 seconds.\n"
+      "      Not tainted 6.1.0 #1\n"
+      "task:a               state:D stack:0     pid:1     ppid:0      flags:0x00000000\n"
+      "Call Trace:\n"
+      " <TASK>\n"
+      " schedule+0xde/0x1b0 kernel/sched/core.c:6597\n"
+      " see the file fs/ext4/fsync.c:151 for details\n"
+      " ext4_sync_file+0x22e/0xfa0 fs/ext4/fsync.c:151\n"
+      " </TASK>\n");
+  ASSERT_EQ(c.samples.size(), 1u);
+  EXPECT_EQ(names(c, c.samples[0].stack), (std::vector<std::string>{"schedule", "ext4_sync_file"}));
+  EXPECT_EQ(c.sources[0].skipped_lines, 1u);
+}
