@@ -33,6 +33,13 @@ constexpr size_t kMaxFrames = 512;
 // more in a row end it.
 constexpr uint32_t kMaxStrays = 3;
 
+// "Call Trace:" (x86, ppc64, s390, riscv), "Call trace:" (arm64, arm32 5.x), "Backtrace:"
+// (arm32, often with a space after it).
+bool is_trace_start(std::string_view t) {
+  t = trim(t);
+  return t == "Call Trace:" || t == "Call trace:" || t == "Backtrace:";
+}
+
 // The first line of another kernel message: whatever trace was open has ended.
 bool starts_other_message(std::string_view t) {
   static constexpr std::string_view kStarts[] = {
@@ -184,6 +191,9 @@ class KernelLogParser {
     uint32_t context = 0;
     uint32_t strays = 0;  // lines not understood in a row inside its trace
     std::vector<FrameId> frames;
+    // arm32 lines name a frame and its caller: the last line's caller is the outermost.
+    FrameId outermost = 0;
+    bool has_outermost = false;
   };
 
   void line(std::string_view raw) {
@@ -259,6 +269,11 @@ class KernelLogParser {
   // Reads one line of the kernel's text; false when no rule understood it.
   bool understand(std::string_view text, std::string_view caller, LogFraming framing) {
     std::string_view t = trim_left(text);
+    if (skip_next_frame_) {
+      skip_next_frame_ = false;
+      TraceFrame f;
+      if (parse_trace_frame(t, f)) return true;
+    }
     if (t.empty()) {
       finish();  // (a dump of held locks ends with a blank line and its '=' rule)
       return true;
@@ -306,7 +321,7 @@ class KernelLogParser {
       block_.context = out_.intern_context(c);
       return true;
     }
-    if (t == "Call Trace:" || t == "Call trace:" || t == "Backtrace:") {
+    if (is_trace_start(t)) {
       if (!block_.frames.empty()) {  // a second trace: another message's, not this task's
         finish();
         return false;
@@ -319,9 +334,20 @@ class KernelLogParser {
       return true;
     }
     if (is_register_or_stack_words(t)) return true;
-    TraceFrame f;
+    TraceFrame f, from;
     if ((block_.in_trace || block_.header) && parse_trace_frame(t, f)) {
       add_frame(f, text);
+      return true;
+    }
+    if ((block_.in_trace || block_.header) && parse_arm_frames(t, f, from)) {
+      add_frame(f, text);
+      block_.outermost = intern(from);
+      block_.has_outermost = true;
+      return true;
+    }
+    if (t.starts_with("Last Breaking-Event-Address:")) {  // s390: the trace ends; the frame
+      finish();                                           // after it is no caller
+      skip_next_frame_ = true;
       return true;
     }
     if (t.starts_with("Future hung task reports are suppressed")) {
@@ -344,13 +370,18 @@ class KernelLogParser {
     return false;
   }
 
+  FrameId intern(const TraceFrame& f) {
+    return out_.stacks().intern_frame(f.text.function, f.text.module, FrameKind::kernel,
+                                      static_cast<uint8_t>(f.text.flags | (f.unreliable ? kUnreliable : 0)),
+                                      f.text.source);
+  }
+
   void add_frame(const TraceFrame& f, std::string_view text) {
     block_.in_trace = true;
     block_.strays = 0;
+    block_.has_outermost = false;
     if (block_.frames.size() >= kMaxFrames) return out_.skip_line(in_, true);
-    block_.frames.push_back(out_.stacks().intern_frame(
-        f.text.function, f.text.module, FrameKind::kernel,
-        static_cast<uint8_t>(f.text.flags | (f.unreliable ? kUnreliable : 0)), f.text.source));
+    block_.frames.push_back(intern(f));
     last_frame_.assign(text);
     frame_line_ = in_.line_number();
   }
@@ -481,6 +512,8 @@ class KernelLogParser {
   // Records the open block, merged with earlier reports of the same task.
   void finish() {
     if (!block_.active) return;
+    if (block_.has_outermost && block_.frames.size() < kMaxFrames)
+      block_.frames.push_back(block_.outermost);
     Block b = std::move(block_);
     block_ = Block{};
     if (b.ignored || (b.frames.empty() && b.blocked_s == 0 && !b.header)) return;
@@ -522,6 +555,7 @@ class KernelLogParser {
   std::string last_frame_;    // the text of the block's last frame, and its line
   uint64_t frame_line_ = 0;
   std::string joined_, plain_;
+  bool skip_next_frame_ = false;  // s390's "Last Breaking-Event-Address:" comes first
   bool kmsg_ = false;
   bool show_state_ = false;
   std::vector<TaskSample> tasks_;
@@ -557,7 +591,7 @@ class KernelLogReader final : public Reader {
       if (is_sysrq_line(t, blocked_only) || is_all_locks_banner(t)) return Applicability::yes;
       TaskHeader th;
       if (parse_task_header(l.text, th)) header = true;
-      if (t == "Call Trace:" || t == "Call trace:") trace = true;
+      if (is_trace_start(t)) trace = true;
       if (header && trace) return Applicability::yes;
     }
     if (trace || (lines > 0 && framed * 2 > lines)) return Applicability::maybe;

@@ -142,12 +142,41 @@ Decoded split_location(std::string_view s, std::string& scratch) {
   return d;
 }
 
+// "[c000000049a87710] " (a hex word in brackets): ppc64 prints the stack pointer and the
+// return address so before the symbol.
+bool bracketed_word(std::string_view& s) {
+  if (!s.starts_with('[') || s.starts_with("[<")) return false;
+  size_t close = s.find(']');
+  if (close == std::string_view::npos || close < 9 || close > 17) return false;
+  for (size_t i = 1; i < close; ++i)
+    if (!hex(s[i])) return false;
+  s = trim_left(s.substr(close + 1));
+  return true;
+}
+
 }  // namespace
 
 bool parse_trace_frame(std::string_view s, TraceFrame& out) {
   s = trim_left(s);
-  out.unreliable = question(s);
+  out.unreliable = false;
+  // s390 prints a frame it cannot vouch for in parentheses: "([<...>] __schedule+0x2c8/0x7e0)".
+  if (s.starts_with("([<") && trim_right(s).ends_with(')')) {
+    s = trim_right(s);
+    s = s.substr(1, s.size() - 2);
+    out.unreliable = true;
+  }
+  // ppc64: "[c000000049a87710] [c0000000000286fc] __switch_to+0x43c/0x6d0", its first frame
+  // "(unreliable)".
   bool address = false;
+  if (bracketed_word(s)) {
+    if (!bracketed_word(s)) return false;
+    address = true;
+    if (std::string_view r = trim_right(s); r.ends_with(" (unreliable)")) {
+      s = r.substr(0, r.size() - 13);
+      out.unreliable = true;
+    }
+  }
+  if (question(s)) out.unreliable = true;
   if (s.starts_with("[<")) {
     size_t close = s.find(">]");
     if (close == std::string_view::npos) return false;
@@ -169,6 +198,33 @@ bool parse_trace_frame(std::string_view s, TraceFrame& out) {
   return true;
 }
 
+bool parse_arm_frames(std::string_view s, TraceFrame& callee, TraceFrame& caller) {
+  s = trim(s);
+  size_t from = s.find(" from ");
+  if (from == std::string_view::npos) return false;
+  // One side: "[<c0a1b2c4>] (__schedule+0x0/0x5b0)", or a bare "schedule+0x58/0xb8".
+  auto side = [](std::string_view t, TraceFrame& f, bool& address) {
+    t = trim(t);
+    f = TraceFrame{};
+    address = false;
+    if (t.starts_with("[<")) {
+      size_t close = t.find(">]");
+      if (close == std::string_view::npos) return false;
+      for (size_t i = 2; i < close; ++i)
+        if (!hex(t[i])) return false;
+      t = trim_left(t.substr(close + 2));
+      address = true;
+    }
+    if (t.size() > 2 && t.front() == '(' && t.back() == ')') t = t.substr(1, t.size() - 2);
+    return !t.empty() && t.find(' ') == (t.ends_with(']') ? t.rfind(" [") : std::string_view::npos) &&
+           parse_kernel_frame(t, f.text);
+  };
+  bool a = false, b = false;
+  if (!side(s.substr(0, from), callee, a) || !side(s.substr(from + 6), caller, b)) return false;
+  // Prose has " from " too: a frame pair has addresses, or its caller an offset.
+  return (a && b) || s.substr(from + 6).find("+0x") != std::string_view::npos;
+}
+
 bool is_stack_marker(std::string_view s) {
   s = trim_left(s);
   while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
@@ -182,9 +238,58 @@ bool is_stack_marker(std::string_view s) {
   return true;
 }
 
+namespace {
+
+// Raw stack words: runs of 8 or 16 hex digits separated by spaces.
+bool stack_words(std::string_view s) {
+  s = trim_left(s);
+  size_t words = 0;
+  while (!s.empty()) {
+    size_t n = 0;
+    while (n < s.size() && hex(s[n])) ++n;
+    if (n != 8 && n != 16) return false;
+    ++words;
+    s = trim_left(s.substr(n));
+  }
+  return words > 0;
+}
+
+// Other architectures' register dumps and trace notes, by their first word: ppc64
+// ("NIP:  ...", "GPR04: ...", "--- interrupt: c00 at ...", "    LR = ..."), arm32
+// (" r6:00000000 r5:c06c1b68", "Exception stack(0x... to 0x...)" and its "1f60: ..." words),
+// s390 ("Krnl PSW :", "Krnl GPRS:"), arm64 ("pc : ...", "x29: ...", "pstate: ...").
+bool other_arch_noise(std::string_view s) {
+  static constexpr std::string_view kPrefixes[] = {
+      "--- interrupt:", "NIP:", "NIP [", "LR [", "LR = ", "REGS:", "MSR:", "CFAR:", "DAR:",
+      "DSISR:", "IRQMASK:", "SOFTE:", "TRAP:", "Exception stack(", "Krnl PSW", "Krnl GPRS",
+      "Krnl Code", "User PSW", "User GPRS", "pstate:", "pc : ", "lr : ", "sp : "};
+  for (std::string_view p : kPrefixes)
+    if (s.starts_with(p)) return true;
+  if (s.starts_with("GPR") && s.size() > 6 && digit(s[3]) && digit(s[4]) && s[5] == ':') return true;
+  // arm64 "x29: ffff800081d13b70 x28: ..."; arm32 "r6:00000000 r5:c06c1b68".
+  if ((s[0] == 'x' || s[0] == 'r') && s.size() > 3 && digit(s[1])) {
+    size_t colon = s.find(':');
+    if (colon != std::string_view::npos && colon <= 3) {
+      for (size_t i = 1; i < colon; ++i)
+        if (!digit(s[i])) return false;
+      return true;
+    }
+  }
+  // arm32's exception stack words: "1f60: 00000000 00000000 ...", "bfa0:        00000000 ...".
+  if (s.size() > 14 && s[4] == ':' && s[5] == ' ') {
+    for (size_t i = 0; i < 4; ++i)
+      if (!hex(s[i])) return false;
+    return stack_words(s.substr(5));
+  }
+  return false;
+}
+
+}  // namespace
+
 bool is_register_or_stack_words(std::string_view s) {
   s = trim_left(s);
   if (s.empty()) return false;
+  if (other_arch_noise(s)) return true;
   // "RIP: ", "R13: ", "Code: ", "CR2: ", "CS:  0010 DS: ...", "PKRU: 55555554"
   size_t i = 0;
   while (i < s.size() && i < 5 && (upper(s[i]) || digit(s[i]) || (i > 0 && s[i] >= 'a' && s[i] <= 'z')))
@@ -198,16 +303,7 @@ bool is_register_or_stack_words(std::string_view s) {
       if (!upper(c) && !digit(c)) return false;
     return true;
   }
-  // Raw stack words: runs of 8 or 16 hex digits separated by spaces.
-  size_t words = 0;
-  while (!s.empty()) {
-    size_t n = 0;
-    while (n < s.size() && hex(s[n])) ++n;
-    if (n != 8 && n != 16) return false;
-    ++words;
-    s = trim_left(s.substr(n));
-  }
-  return words > 0;
+  return stack_words(s);
 }
 
 }  // namespace hangscope::ingest

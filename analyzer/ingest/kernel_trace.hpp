@@ -28,12 +28,24 @@ struct TraceFrame {
 // offset needs a location. The views in `out` are valid until the next call.
 bool parse_trace_frame(std::string_view text, TraceFrame& out);
 
+// Other architectures: ppc64's "[c000000049a87710] [c0000000000286fc] __switch_to+0x43c/0x6d0"
+// (its first frame "(unreliable)"), s390's " [<000000000011c698>] schedule+0x40/0xa0" and,
+// for a frame it cannot vouch for, "([<...>] __schedule+0x2c8/0x7e0)", riscv's and mips'
+// "[<ffffffff800034a2>] __switch_to+0x8e/0x9c" are read by parse_trace_frame. arm32 names
+// two functions a line:
+//   "[<c0a1b2c4>] (__schedule) from [<c0a1b8f4>] (schedule+0x58/0xb8)"   (5.x, verbose)
+//   "[<c0013f30>] (__schedule+0x0/0x5b0) from [<c0014214>] (schedule+0x38/0x84)"  (<= 4.x)
+//   " __schedule from schedule+0x58/0xb8"                                 (5.17+)
+// each line's callee is a frame; the last line's caller is the outermost one.
+bool parse_arm_frames(std::string_view text, TraceFrame& callee, TraceFrame& caller);
+
 // " <TASK>", " </TASK>", " <IRQ>", " <EOI>", " <NMI>", ...
 bool is_stack_marker(std::string_view text);
 
 // Register dumps and code bytes inside a trace: "RIP: 0033:0x7f..", "RSP: 002b:..",
 // "RAX: ...", "R13: ...", "Code: ...", "CR2: ...", "CS:  0010 ..." and the raw stack words
-// of 4.x kernels ("ffff9a3c7a1f4c00 0000000000000000 ...").
+// of 4.x kernels ("ffff9a3c7a1f4c00 0000000000000000 ..."); and other architectures'
+// (ppc64, arm32, arm64, s390) registers, exception stacks and interrupt notes.
 bool is_register_or_stack_words(std::string_view text);
 
 }  // namespace hangscope::ingest

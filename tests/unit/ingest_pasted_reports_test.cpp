@@ -241,3 +241,70 @@ TEST(DecodedTraces, ProseWithAPathIsNotAFrame) {
   EXPECT_EQ(names(c, c.samples[0].stack), (std::vector<std::string>{"schedule", "ext4_sync_file"}));
   EXPECT_EQ(c.sources[0].skipped_lines, 1u);
 }
+
+TEST(Architectures, Ppc64StackAndLinkWordsInterruptFramesAndRegisters) {
+  Capture c = read("kernel-log/hung-task-5.14-ppc64le.written.log");
+  ASSERT_EQ(c.samples.size(), 2u);
+  const TaskSample* worker = by_tid(c, 24718);
+  ASSERT_NE(worker, nullptr);
+  auto f = c.stacks.stack(worker->stack);
+  ASSERT_EQ(f.size(), 11u);
+  EXPECT_TRUE(c.stacks.frame(f[0]).flags & kUnreliable);  // the "(unreliable)" first frame
+  EXPECT_EQ(c.stacks.function(f[1]), "__switch_to");
+  EXPECT_FALSE(c.stacks.frame(f[1]).flags & kUnreliable);
+  EXPECT_EQ(c.stacks.function(f[4]), "xlog_wait_on_iclog");
+  EXPECT_EQ(c.stacks.module(f[4]), "xfs");
+  EXPECT_EQ(group_of(c, worker), "xfs:log-force");
+  const TaskSample* dd = by_tid(c, 31207);  // its trace ends in an interrupt frame's registers
+  ASSERT_NE(dd, nullptr);
+  EXPECT_EQ(names(c, dd->stack).back(), "system_call_common");
+  EXPECT_EQ(group_of(c, dd), "xfs:log-space");
+  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+}
+
+TEST(Architectures, Arm32FrameAndCallerLines) {
+  // 4.9: "[<addr>] (callee+0x0/0x8a4) from [<addr>] (caller+0x50/0xb4)" and r-registers.
+  Capture old = read("kernel-log/hung-task-4.9-arm32-backtrace.written.log");
+  ASSERT_EQ(old.samples.size(), 1u);
+  std::vector<std::string> f = names(old, old.samples[0].stack);
+  ASSERT_EQ(f.size(), 20u);
+  EXPECT_EQ(f[0], "__schedule");
+  EXPECT_EQ(f[3], "blk_mq_get_tag");
+  EXPECT_EQ(f[18], "kthread");
+  EXPECT_EQ(f[19], "ret_from_fork");  // the last line's caller
+  EXPECT_EQ(group_of(old, &old.samples[0]), "block:tags");
+  EXPECT_EQ(old.sources[0].skipped_lines, 0u);
+  // 6.1: " callee from caller+0x60/0xe4", no addresses, an exception stack after.
+  Capture now = read("kernel-log/hung-task-6.1-arm32.written.log");
+  ASSERT_EQ(now.samples.size(), 1u);
+  EXPECT_EQ(names(now, now.samples[0].stack),
+            (std::vector<std::string>{"__schedule", "schedule", "io_schedule",
+                                      "folio_wait_bit_common", "folio_wait_writeback",
+                                      "__filemap_fdatawait_range", "file_write_and_wait_range",
+                                      "ext4_sync_file", "sys_fdatasync", "ret_fast_syscall"}));
+  EXPECT_EQ(now.sources[0].skipped_lines, 0u);
+}
+
+TEST(Architectures, S390UnreliableFramesInParenthesesAndBreakingEventAddress) {
+  Capture c = read("kernel-log/hung-task-5.4-s390.written.log");
+  ASSERT_EQ(c.samples.size(), 2u);
+  const TaskSample* jbd2 = by_tid(c, 503);
+  ASSERT_NE(jbd2, nullptr);
+  auto f = c.stacks.stack(jbd2->stack);
+  ASSERT_EQ(f.size(), 11u);
+  EXPECT_TRUE(c.stacks.frame(f[0]).flags & kUnreliable);  // "([<...>] __schedule+...)"
+  EXPECT_EQ(c.stacks.function(f[10]), "kernel_thread_starter");  // not the breaking event's
+  const TaskSample* rs = by_tid(c, 812);
+  ASSERT_NE(rs, nullptr);
+  EXPECT_EQ(c.strings().get(rs->comm), "rs:main Q:Reg");
+  EXPECT_EQ(group_of(c, rs), "jbd2:force-commit");
+  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+}
+
+TEST(Architectures, Riscv64) {
+  Capture c = read("kernel-log/hung-task-6.6-riscv64.written.log");
+  ASSERT_EQ(c.samples.size(), 1u);
+  EXPECT_EQ(names(c, c.samples[0].stack).size(), 12u);
+  EXPECT_EQ(group_of(c, &c.samples[0]), "rcu:gp");
+  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+}
