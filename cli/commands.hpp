@@ -20,6 +20,8 @@ struct ReportOptions {
   std::string format = "text";
   std::string output;        // empty: standard output
   std::string input_format;  // empty: detect
+  bool keep_unreliable = false;  // keep the kernel's "? " frames (ReadOptions)
+  std::string event;             // perf script: the event to count; empty: the first
   // Pictures and exports (svg, html, speedscope, pprof).
   std::string title;
   unsigned width = 0;           // 0: fill the window

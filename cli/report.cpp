@@ -110,6 +110,11 @@ CLI::App* add_report(CLI::App& app, ReportOptions& opts) {
   for (const Reader* r : readers()) names.emplace_back(r->name());
   cmd->add_option("--input-format", opts.input_format, "Read the inputs as this format")
       ->check(CLI::IsMember(names));
+  cmd->add_flag("--keep-unreliable", opts.keep_unreliable,
+                "Keep the frames a kernel trace marks unreliable ('? '): by default they are "
+                "left out of traces that have reliable frames");
+  cmd->add_option("--event", opts.event,
+                  "perf script: count the samples of this event (default: the first one)");
   cmd->add_option("--rules", opts.rules,
                   "Add wait-group rules from this TOML file to the built-in ones, or override "
                   "them by name (docs/rules.md)");
@@ -154,7 +159,11 @@ int report_capture(const Capture& capture, const ReportOptions& opts) {
 int run_report(const ReportOptions& opts) {
   RuleSet rules = rules_for(opts);  // a bad rule file fails before the inputs are read
   Capture capture;
-  for (const std::string& path : opts.inputs) read_input(path, opts.input_format, capture);
+  ReadOptions read;
+  read.format = opts.input_format;
+  read.keep_unreliable = opts.keep_unreliable;
+  read.event = opts.event;
+  for (const std::string& path : opts.inputs) read_input(path, read, capture);
   return report_with(capture, opts, rules);
 }
 

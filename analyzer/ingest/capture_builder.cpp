@@ -7,8 +7,8 @@
 
 namespace hangscope {
 
-CaptureBuilder::CaptureBuilder(Capture& capture, SourceInfo info)
-    : capture_(capture), contexts_(0, ContextIds{&capture}, ContextIds{&capture}) {
+CaptureBuilder::CaptureBuilder(Capture& capture, SourceInfo info, const ReadOptions& options)
+    : capture_(capture), options_(options), contexts_(0, ContextIds{&capture}, ContextIds{&capture}) {
   if (capture.sources.size() >= UINT16_MAX) throw InputError("too many inputs");
   source_ = static_cast<uint16_t>(capture.sources.size());
   capture.sources.push_back(std::move(info));

@@ -8,6 +8,7 @@
 // A log holds one snapshot of each task, often repeated (hung_task reports a task at
 // every check until it wakes up): the reports of one task are merged into one sample
 // that keeps the longest blocked time.
+#include <algorithm>
 #include <charconv>
 #include <set>
 #include <string>
@@ -517,6 +518,7 @@ class KernelLogParser {
     Block b = std::move(block_);
     block_ = Block{};
     if (b.ignored || (b.frames.empty() && b.blocked_s == 0 && !b.header)) return;
+    if (!out_.options().keep_unreliable) drop_unreliable(b.frames);
     TaskSample s;
     s.stack = out_.stacks().intern_stack(b.frames);
     s.pid = b.tgid;
@@ -545,6 +547,17 @@ class KernelLogParser {
     }
     tasks_.push_back(s);
     first_lines_.push_back(b.first_line);
+  }
+
+  // The frames the unwinder printed with "? " are stale return addresses it found on the
+  // stack, not callers: they go where a trace has reliable frames. Where every frame is
+  // marked (a kernel without frame pointers marks them all), the marks say nothing, and
+  // all stay.
+  void drop_unreliable(std::vector<FrameId>& frames) const {
+    const StackTable& st = out_.stacks();
+    auto unreliable = [&](FrameId f) { return (st.frame(f).flags & kUnreliable) != 0; };
+    if (std::all_of(frames.begin(), frames.end(), unreliable)) return;
+    std::erase_if(frames, unreliable);
   }
 
   LineReader& in_;

@@ -62,3 +62,16 @@ TEST(CliIngest, InputFormatListsEveryReader) {
   ASSERT_EQ(f.status, 0) << f.err;
   EXPECT_NE(f.out.find("__x64_sys_rename;do_renameat2 "), std::string::npos) << f.out;
 }
+
+TEST(CliIngest, UnreliableFramesLeaveFoldedOutputUnlessKept) {
+  const std::string f = kFixtures + "/kernel-log/hung-task-4.4-unreliable-frames.written.log";
+  RunResult d = run({kBin, "report", "-f", "folded", f});
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_EQ(d.out.find("__sched_text_start"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("call_rwsem_down_write_failed;rwsem_down_write_failed;schedule 1\n"),
+            std::string::npos)
+      << d.out;
+  RunResult k = run({kBin, "report", "-f", "folded", "--keep-unreliable", f});
+  ASSERT_EQ(k.status, 0) << k.err;
+  EXPECT_NE(k.out.find(";__sched_text_start;"), std::string::npos) << k.out;
+}

@@ -73,26 +73,25 @@ TEST(DecodedTraces, DecodeStacktraceLocationsChainsAndBareModules) {
   ASSERT_EQ(c.samples.size(), 2u);
   const TaskSample* fio = by_tid(c, 3311);
   ASSERT_NE(fio, nullptr);
+  // (The "? " frames decoded too, left out.)
   EXPECT_EQ(names(c, fio->stack),
-            (std::vector<std::string>{"__schedule", "__mod_memcg_lruvec_state", "schedule",
-                                      "jbd2_log_wait_commit", "add_wait_queue_exclusive",
+            (std::vector<std::string>{"__schedule", "schedule", "jbd2_log_wait_commit",
                                       "ext4_sync_file", "do_fsync", "__x64_sys_fsync",
                                       "do_syscall_64", "entry_SYSCALL_64_after_hwframe"}));
   auto f = c.stacks.stack(fio->stack);
   EXPECT_EQ(c.stacks.source(f[0]), "kernel/sched/core.c:3779 kernel/sched/core.c:4528");
-  EXPECT_EQ(c.stacks.source(f[2]),
+  EXPECT_EQ(c.stacks.source(f[1]),
             "./arch/x86/include/asm/preempt.h:85 (discriminator 1) kernel/sched/core.c:4607 "
             "(discriminator 1)");
-  EXPECT_TRUE(c.stacks.frame(f[1]).flags & kUnreliable);
-  EXPECT_EQ(c.stacks.module(f[3]), "jbd2");  // decode_stacktrace.sh drops the brackets
-  EXPECT_EQ(c.stacks.module(f[5]), "ext4");
-  EXPECT_EQ(c.stacks.source(f[5]), "fs/ext4/fsync.c:178");
+  EXPECT_EQ(c.stacks.module(f[2]), "jbd2");  // decode_stacktrace.sh drops the brackets
+  EXPECT_EQ(c.stacks.module(f[3]), "ext4");
+  EXPECT_EQ(c.stacks.source(f[3]), "fs/ext4/fsync.c:178");
   // A frame addr2line could not place keeps its offset form, and its module.
   const TaskSample* jbd2 = by_tid(c, 412);
   auto j = c.stacks.stack(jbd2->stack);
-  EXPECT_EQ(c.stacks.function(j[7]), "jbd2_journal_commit_transaction");
-  EXPECT_EQ(c.stacks.module(j[7]), "jbd2");
-  EXPECT_EQ(c.stacks.source(j[7]), "");
+  EXPECT_EQ(c.stacks.function(j[6]), "jbd2_journal_commit_transaction");
+  EXPECT_EQ(c.stacks.module(j[6]), "jbd2");
+  EXPECT_EQ(c.stacks.source(j[6]), "");
   EXPECT_EQ(group_of(c, fio), "jbd2:force-commit");
   EXPECT_EQ(group_of(c, jbd2), "jbd2:commit");
   EXPECT_EQ(c.sources[0].skipped_lines, 0u);
@@ -131,7 +130,7 @@ TEST(TaskHeaders, BlockedInIoWaitForm) {
   EXPECT_EQ(c.samples[0].pid, 2331);
   EXPECT_EQ(c.samples[0].blocked_s, 122u);
   EXPECT_TRUE(c.samples[0].flags & kKernelThread);
-  EXPECT_EQ(names(c, c.samples[0].stack).size(), 29u);
+  EXPECT_EQ(names(c, c.samples[0].stack).size(), 23u);  // 29 with its 6 "? " frames
   EXPECT_EQ(c.sources[0].skipped_lines, 0u);
 }
 
@@ -190,7 +189,7 @@ TEST(PastedText, WebConsoleTerminalAndTabIndentedDumps) {
   const TaskSample* kworker = by_tid(c, 31877);
   ASSERT_NE(kworker, nullptr);
   EXPECT_EQ(kworker->blocked_s, 122u);
-  EXPECT_EQ(names(c, kworker->stack).size(), 25u);
+  EXPECT_EQ(names(c, kworker->stack).size(), 21u);  // and 4 "? " frames left out
   EXPECT_EQ(names(c, kworker->stack).back(), "ret_from_fork");
   EXPECT_EQ(group_of(c, kworker), "block:tags");
   // A header a terminal cut at its 80th column, in the middle of a word.
@@ -248,18 +247,24 @@ TEST(Architectures, Ppc64StackAndLinkWordsInterruptFramesAndRegisters) {
   const TaskSample* worker = by_tid(c, 24718);
   ASSERT_NE(worker, nullptr);
   auto f = c.stacks.stack(worker->stack);
-  ASSERT_EQ(f.size(), 11u);
-  EXPECT_TRUE(c.stacks.frame(f[0]).flags & kUnreliable);  // the "(unreliable)" first frame
-  EXPECT_EQ(c.stacks.function(f[1]), "__switch_to");
-  EXPECT_FALSE(c.stacks.frame(f[1]).flags & kUnreliable);
-  EXPECT_EQ(c.stacks.function(f[4]), "xlog_wait_on_iclog");
-  EXPECT_EQ(c.stacks.module(f[4]), "xfs");
+  ASSERT_EQ(f.size(), 10u);  // its "(unreliable)" first frame left out
+  EXPECT_EQ(c.stacks.function(f[0]), "__switch_to");
+  EXPECT_EQ(c.stacks.function(f[3]), "xlog_wait_on_iclog");
+  EXPECT_EQ(c.stacks.module(f[3]), "xfs");
   EXPECT_EQ(group_of(c, worker), "xfs:log-force");
   const TaskSample* dd = by_tid(c, 31207);  // its trace ends in an interrupt frame's registers
   ASSERT_NE(dd, nullptr);
   EXPECT_EQ(names(c, dd->stack).back(), "system_call_common");
   EXPECT_EQ(group_of(c, dd), "xfs:log-space");
   EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  ReadOptions keep;
+  keep.keep_unreliable = true;
+  Capture kept;
+  read_input(kDir + "kernel-log/hung-task-5.14-ppc64le.written.log", keep, kept);
+  auto k = kept.stacks.stack(by_tid(kept, 24718)->stack);
+  ASSERT_EQ(k.size(), 11u);
+  EXPECT_TRUE(kept.stacks.frame(k[0]).flags & kUnreliable);
+  EXPECT_EQ(kept.stacks.function(k[0]), "0xc00000003d1b78b0");
 }
 
 TEST(Architectures, Arm32FrameAndCallerLines) {
@@ -291,9 +296,9 @@ TEST(Architectures, S390UnreliableFramesInParenthesesAndBreakingEventAddress) {
   const TaskSample* jbd2 = by_tid(c, 503);
   ASSERT_NE(jbd2, nullptr);
   auto f = c.stacks.stack(jbd2->stack);
-  ASSERT_EQ(f.size(), 11u);
-  EXPECT_TRUE(c.stacks.frame(f[0]).flags & kUnreliable);  // "([<...>] __schedule+...)"
-  EXPECT_EQ(c.stacks.function(f[10]), "kernel_thread_starter");  // not the breaking event's
+  ASSERT_EQ(f.size(), 10u);  // "([<...>] __schedule+...)" is unreliable: left out
+  EXPECT_EQ(c.stacks.function(f[0]), "schedule");
+  EXPECT_EQ(c.stacks.function(f[9]), "kernel_thread_starter");  // not the breaking event's
   const TaskSample* rs = by_tid(c, 812);
   ASSERT_NE(rs, nullptr);
   EXPECT_EQ(c.strings().get(rs->comm), "rs:main Q:Reg");
@@ -307,4 +312,40 @@ TEST(Architectures, Riscv64) {
   EXPECT_EQ(names(c, c.samples[0].stack).size(), 12u);
   EXPECT_EQ(group_of(c, &c.samples[0]), "rcu:gp");
   EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+}
+
+TEST(UnreliableFrames, LeftOutWhereATraceHasReliableFramesKeptOnRequest) {
+  const std::string file = "kernel-log/hung-task-4.4-unreliable-frames.written.log";
+  Capture c = read(file);
+  ASSERT_EQ(c.samples.size(), 2u);
+  // The frame-pointer chain breaks at the rwsem thunk: only "? " frames after it, stale
+  // ones (__sched_text_start) among them. They do not name the group.
+  const TaskSample* cp = by_tid(c, 21704);
+  ASSERT_NE(cp, nullptr);
+  EXPECT_EQ(names(c, cp->stack), (std::vector<std::string>{"schedule", "rwsem_down_write_failed",
+                                                           "call_rwsem_down_write_failed"}));
+  EXPECT_EQ(group_of(c, cp), "rwsem:?");
+  // A stale "? wb_writeback" inside a reliable trace is not a frame of it.
+  const TaskSample* kw = by_tid(c, 19044);
+  std::vector<std::string> k = names(c, kw->stack);
+  EXPECT_EQ(k.size(), 18u);
+  EXPECT_EQ(std::count(k.begin(), k.end(), "wb_writeback"), 1);
+  EXPECT_EQ(group_of(c, kw), "folio-lock:write_cache_pages");
+
+  ReadOptions keep;
+  keep.keep_unreliable = true;
+  Capture kept;
+  read_input(kDir + file, keep, kept);
+  EXPECT_EQ(names(kept, by_tid(kept, 21704)->stack).size(), 14u);
+  EXPECT_EQ(group_of(kept, by_tid(kept, 21704)), "rwsem:__sched_text_start");  // what it was
+  EXPECT_EQ(names(kept, by_tid(kept, 19044)->stack).size(), 27u);
+}
+
+TEST(UnreliableFrames, ATraceMarkedEverywhereKeepsItsFrames) {
+  // Without frame pointers (4.9 here) the unwinder marks every frame: the marks say nothing.
+  Capture c = read("kernel-log/hung-task-4.9-x86-syslog.written.log");
+  const TaskSample* nginx = by_tid(c, 3121);
+  ASSERT_NE(nginx, nullptr);
+  EXPECT_EQ(names(c, nginx->stack).size(), 9u);
+  EXPECT_EQ(group_of(c, nginx), "jbd2:force-commit");
 }
