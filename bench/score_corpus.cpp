@@ -34,6 +34,7 @@
 
 #include "hangscope/analysis.hpp"
 #include "hangscope/classify.hpp"
+#include "hangscope/frame_text.hpp"
 #include "hangscope/ingest.hpp"
 
 namespace fs = std::filesystem;
@@ -68,7 +69,7 @@ std::vector<std::string> split(const std::string& s, char sep) {
 // ---------------------------------------------------------------- syzkaller
 
 struct HungTask {
-  std::string comm;
+  std::string comm;  // "" where the line does not show it whole
   int32_t pid = 0;
 };
 
@@ -80,13 +81,18 @@ std::vector<HungTask> hung_tasks(const std::string& text) {
   std::vector<HungTask> out;
   std::set<std::pair<std::string, int32_t>> seen;
   for (const std::string& line : split(text, '\n')) {
-    size_t at = line.find("INFO: task ");
-    if (at == std::string::npos) continue;
-    std::string rest = line.substr(at + 11);
     size_t mid = std::string::npos;
-    for (const char* f : kForms) mid = std::min(mid, rest.find(f));
+    for (const char* f : kForms) mid = std::min(mid, line.find(f));
     if (mid == std::string::npos) continue;
-    std::string who = rest.substr(0, mid);
+    size_t at = line.find("INFO: task ");
+    std::string who;
+    if (at != std::string::npos && at < mid) {
+      who = line.substr(at + 11, mid - at - 11);
+    } else {  // a command name holding a '\n' cut the line: its pid ends this part
+      size_t sp = line.rfind(' ', mid - 1);
+      who = line.substr(sp == std::string::npos ? 0 : sp + 1, mid - (sp == std::string::npos ? 0 : sp + 1));
+      who = ":" + who.substr(who.rfind(':') == std::string::npos ? 0 : who.rfind(':') + 1);
+    }
     size_t colon = who.rfind(':');
     if (colon == std::string::npos) continue;
     HungTask t{who.substr(0, colon), std::atoi(who.c_str() + colon + 1)};
@@ -163,7 +169,7 @@ void score_syzkaller(const fs::path& dir, SyzScore& score) {
     for (const HungTask& t : hung) {
       const TaskSample* hit = nullptr;
       for (const TaskSample& s : c.samples)
-        if (s.tid == t.pid && c.strings().get(s.comm) == t.comm) hit = &s;
+        if (s.tid == t.pid && (t.comm.empty() || c.strings().get(s.comm) == t.comm)) hit = &s;
       found += hit != nullptr;
       with_stack += hit && hit->stack != 0;
       if (hit) hung_samples.push_back(hit);
@@ -276,11 +282,21 @@ std::string demangle_rust(std::string s) {
 //     ".(" or C++'s "(anonymous namespace)" (stackcollapse-perf.pl's tidy_generic);
 //   - quotes dropped (stackcollapse-perf.pl removes them, inferno does not);
 //   - Java's leading "L" of a class path dropped (tidy_java; only for "java" commands);
-//   - Rust legacy symbols demangled (inferno does, FlameGraph does not).
+//   - Rust legacy symbols demangled (inferno does, FlameGraph does not);
+//   - compiler clone suffixes folded ("do_execveat_common.isra.31"), as hangscope folds
+//     them in kernel frames (fold_symbol_suffixes);
+//   - frames without a symbol compare as one, whatever their name: "[unknown]", "[dso]",
+//     upstream's "[[kernel.kallsyms]]", or its blank name for a frame perf printed with
+//     no symbol at all ("7f1e2215d058  (/lib/libc-2.15.so)"), which hangscope names
+//     "[libc-2.15.so]".
 std::string normalise_frame(std::string f, bool java) {
   for (const char* a : {"_[k]", "_[j]", "_[i]"})
     if (f.size() > 4 && f.ends_with(a)) f.resize(f.size() - 4);
+  if (f.find_first_not_of(' ') == std::string::npos ||
+      (f.size() > 2 && f.front() == '[' && f.back() == ']'))
+    return "[?]";
   f = demangle_rust(f);
+  f = std::string(fold_symbol_suffixes(f));
   int depth = 0;
   size_t last_dot = std::string::npos;
   for (size_t i = 0; i < f.size(); ++i) {
@@ -332,10 +348,11 @@ uint64_t last_sample_dropped_upstream(const std::string& input) {
     std::vector<std::string> words;
     std::istringstream ws(l);
     for (std::string w; ws >> w;) words.push_back(w);
-    for (size_t j = 1; j < words.size(); ++j)
-      if (words[j].ends_with(':') && !words[j - 1].ends_with(':') &&
+    // A period follows the time ("123.456:") or the cpu ("[001]"), and comes before the event.
+    for (size_t j = 2; j < words.size(); ++j)
+      if (words[j].ends_with(':') && isalpha(static_cast<unsigned char>(words[j][0])) &&
           words[j - 1].find_first_not_of("0123456789") == std::string::npos &&
-          words[j - 1].find('.') == std::string::npos)
+          (words[j - 2].ends_with(':') || words[j - 2].starts_with('[')))
         return std::stoull(words[j - 1]);
     return 1;
   }

@@ -29,7 +29,7 @@ struct ReportOptions {
   bool icicle = false;
   std::string color_by = "group";     // group | subsystem
   std::string sort = "name";          // name | count
-  std::string root = "none";          // none | comm | group
+  std::string root = "auto";          // auto | none | comm | group
   std::string split = "group";        // speedscope profiles: group | input
   std::string graph_layout = "auto";  // auto | dot | builtin
   std::string rules;                  // a rule file added to the built-in rules; empty: none

@@ -57,8 +57,10 @@ void add_picture_options(CLI::App& cmd, ReportOptions& opts) {
       ->capture_default_str()
       ->group(group);
   cmd.add_option("--root", opts.root,
-                 "Level under the flamegraph's root: none, the command (comm), or the wait group")
-      ->check(CLI::IsMember({"none", "comm", "group"}))
+                 "Level under the root of flamegraphs and folded stacks: none, the command (comm), "
+                 "the wait group, or auto (comm for perf script and bcc inputs, as their tools "
+                 "fold them)")
+      ->check(CLI::IsMember({"auto", "none", "comm", "group"}))
       ->capture_default_str()
       ->group(group);
   cmd.add_option("--split", opts.split, "speedscope: one profile per wait group or per input")
@@ -143,10 +145,15 @@ int report_with(const Capture& capture, const ReportOptions& opts, const RuleSet
   analysis_options.rules = &rules;
   analysis_options.flame.root = opts.root == "comm"    ? FlameRoot::comm
                                 : opts.root == "group" ? FlameRoot::group
-                                                       : FlameRoot::none;
+                                : opts.root == "none"  ? FlameRoot::none
+                                                       : FlameRoot::automatic;
   Analysis analysis = analyze(capture, analysis_options);
   const Renderer* renderer = find_renderer(opts.format);
   write_output(opts.output, renderer->render(Report{capture, analysis}, render_options(opts)));
+  // The text report lists them; other outputs (folded stacks piped on) say them here.
+  if (opts.format != "text")
+    for (const SourceInfo& s : capture.sources)
+      for (const std::string& w : input_warnings(s)) print_error("warning: " + w);
   return kOk;
 }
 

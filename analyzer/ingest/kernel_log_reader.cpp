@@ -611,6 +611,7 @@ class KernelLogReader final : public Reader {
     return Applicability::no;
   }
   void read(LineReader& in, CaptureBuilder& out) const override {
+    out.info().unit = WeightUnit::tasks;  // a dump: each task once
     KernelLogParser(in, out).run();
   }
 };
