@@ -43,6 +43,8 @@ bool is_trace_start(std::string_view t) {
 
 // The first line of another kernel message: whatever trace was open has ended.
 bool starts_other_message(std::string_view t) {
+  // Frames, the commonest lines, start with none of these letters: one test leaves them.
+  if (t.empty() || std::string_view("NSK-WBOMHC").find(t[0]) == std::string_view::npos) return false;
   static constexpr std::string_view kStarts[] = {
       "NMI backtrace for cpu", "Sending NMI from CPU", "Kernel panic", "---[ end ",
       "------------[ cut here ]", "WARNING: ", "BUG: ", "Oops: ", "Modules linked in:",
@@ -228,7 +230,7 @@ class KernelLogParser {
   // Non-breaking spaces (mail, web pages) and tabs (a dump pasted indented, or through
   // an editor) read as the spaces they stand for.
   std::string_view plain_blanks(std::string_view s) {
-    if (s.find('\t') == std::string_view::npos && s.find("\xc2\xa0") == std::string_view::npos)
+    if (s.find('\t') == std::string_view::npos && s.find('\xc2') == std::string_view::npos)
       return s;
     plain_.clear();
     for (size_t i = 0; i < s.size(); ++i) {
@@ -279,11 +281,20 @@ class KernelLogParser {
       finish();  // (a dump of held locks ends with a blank line and its '=' rule)
       return true;
     }
-    if (held_locks_line(t)) return true;
-    locks_.end_dump();  // the kernel prints nothing else inside a dump
     // Lines of another CPU's message in the middle of a trace (CONFIG_PRINTK_CALLER).
     const bool other_caller = block_.active && !caller.empty() && !block_.caller.empty() &&
                               caller != block_.caller;
+    // Frames first: most lines are, and no other line of a report reads as one (they have
+    // spaces, no "+0x" and no file:line).
+    TraceFrame f, from;
+    if (block_.active && (block_.in_trace || block_.header) && !other_caller &&
+        parse_trace_frame(t, f)) {
+      locks_.end_dump();
+      add_frame(f, text);
+      return true;
+    }
+    if (held_locks_line(t)) return true;
+    locks_.end_dump();  // the kernel prints nothing else inside a dump
 
     if (t.starts_with("INFO: task ")) return info(t, caller);
     bool blocked_only = false;
@@ -335,11 +346,6 @@ class KernelLogParser {
       return true;
     }
     if (is_register_or_stack_words(t)) return true;
-    TraceFrame f, from;
-    if ((block_.in_trace || block_.header) && parse_trace_frame(t, f)) {
-      add_frame(f, text);
-      return true;
-    }
     if ((block_.in_trace || block_.header) && parse_arm_frames(t, f, from)) {
       add_frame(f, text);
       block_.outermost = intern(from);

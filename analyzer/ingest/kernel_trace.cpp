@@ -98,6 +98,10 @@ struct Decoded {
 Decoded split_location(std::string_view s, std::string& scratch) {
   Decoded d;
   s = trim_right(s);
+  if (s.find(' ') == std::string_view::npos) {  // "__schedule+0x3dc/0xf60": most frames
+    d.frame = s;
+    return d;
+  }
   // arm64's unwind source, " (T)", comes last; parse_kernel_frame does not need it here.
   if (s.size() > 4 && s.back() == ')' && s[s.size() - 3] == '(' && s[s.size() - 4] == ' ' &&
       s[s.size() - 2] >= 'A' && s[s.size() - 2] <= 'Z')

@@ -86,6 +86,11 @@ bool middle(std::string_view m) {
 
 // "<comm 15> D [pc|  running task    ] free pid ppid 0xflags" (before 5.9).
 bool parse_old(std::string_view s, TaskHeader& out) {
+  // Most lines are not headers: a header ends with a space, "0x" and hex digits.
+  s = trim_right(s);
+  size_t last = s.rfind(' ');
+  if (s.size() < 12 || last == std::string_view::npos || s.compare(last + 1, 2, "0x") != 0)
+    return false;
   std::string_view rest = s;
   std::string_view free_stack;
   if (!numbers(rest, free_stack, out)) return false;
