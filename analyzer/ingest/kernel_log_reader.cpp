@@ -230,8 +230,7 @@ class KernelLogParser {
   // Non-breaking spaces (mail, web pages) and tabs (a dump pasted indented, or through
   // an editor) read as the spaces they stand for.
   std::string_view plain_blanks(std::string_view s) {
-    if (s.find('\t') == std::string_view::npos && s.find('\xc2') == std::string_view::npos)
-      return s;
+    if (!has_odd_blank(s)) return s;
     plain_.clear();
     for (size_t i = 0; i < s.size(); ++i) {
       if (s[i] == '\t') {
@@ -361,18 +360,30 @@ class KernelLogParser {
       finish();
       return true;
     }
-    // The rest of the frame on the line before: "[ext4]", "3a0 [jbd2]", "kernel/x.c:12".
-    if (block_.in_trace && framing == LogFraming::none && !block_.frames.empty() &&
-        frame_line_ + 1 == in_.line_number()) {
-      std::string_view joined = WrappedLine::join(last_frame_, text, joined_, [&](std::string_view s) {
-        TraceFrame g;
-        return parse_trace_frame(trim_left(s), g);
-      });
-      if (!joined.empty() && parse_trace_frame(trim_left(joined), f)) {
-        block_.frames.pop_back();
-        add_frame(f, joined);
-        return true;
-      }
+    // The rest of the frame on the line before: "[ext4]", "kernel/x.c:12", "[inline]",
+    // added to it; or the rest of its text, cut in a word ("...+0x1234/0x" / "3a0 [jbd2]").
+    if (!block_.in_trace || framing != LogFraming::none || block_.frames.empty() ||
+        frame_line_ + 1 != in_.line_number())
+      return false;
+    FrameTail tail;
+    if (parse_frame_tail(t, tail)) {
+      StackTable& st = out_.stacks();
+      Frame last = st.frame(block_.frames.back());
+      if (!tail.module.empty() && last.module == 0) last.module = out_.intern(tail.module);
+      if (!tail.location.empty() && last.source == 0) last.source = out_.intern(tail.location);
+      if (tail.inlined) last.flags |= kInlined;
+      block_.frames.back() = st.intern_frame(last);
+      frame_line_ = in_.line_number();
+      return true;
+    }
+    std::string_view joined = WrappedLine::join(last_frame_, text, joined_, [&](std::string_view s) {
+      TraceFrame g;
+      return parse_trace_frame(trim_left(s), g);
+    });
+    if (!joined.empty() && parse_trace_frame(trim_left(joined), f)) {
+      block_.frames.pop_back();
+      add_frame(f, joined);
+      return true;
     }
     return false;
   }

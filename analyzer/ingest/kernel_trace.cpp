@@ -1,5 +1,6 @@
 #include "kernel_trace.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -191,8 +192,7 @@ bool parse_trace_frame(std::string_view s, TraceFrame& out) {
     if (question(s)) out.unreliable = true;
   }
   if (s.empty()) return false;
-  thread_local std::string scratch;
-  Decoded d = split_location(s, scratch);
+  Decoded d = split_location(s, out.storage);
   const bool offset = d.frame.find("+0x") != std::string_view::npos;
   if (!address && !offset && d.location.empty()) return false;
   if (!parse_kernel_frame(d.frame, out.text)) return false;
@@ -200,6 +200,43 @@ bool parse_trace_frame(std::string_view s, TraceFrame& out) {
   out.text.flags = d.inlined ? static_cast<uint8_t>(out.text.flags | kInlined)
                              : static_cast<uint8_t>(out.text.flags & ~kInlined);
   return true;
+}
+
+bool parse_frame_tail(std::string_view s, FrameTail& out) {
+  out = FrameTail{};
+  s = trim(s);
+  bool any = false;
+  while (!s.empty()) {
+    size_t end;
+    if (s.starts_with("[inline]")) {
+      out.inlined = true;
+      end = 8;
+    } else if (s.front() == '[') {
+      end = s.find(']');
+      if (end == std::string_view::npos || end < 2 || !out.module.empty()) return false;
+      out.module = s.substr(1, end - 1);
+      out.module = out.module.substr(0, out.module.find(' '));  // "[mod <build id>]"
+      ++end;
+    } else if (s.front() == '(') {  // "(fs/x.c:1 fs/y.h:2 (discriminator 3))"
+      int depth = 0;
+      for (end = 0; end < s.size(); ++end) {
+        if (s[end] == '(') ++depth;
+        if (s[end] == ')' && --depth == 0) break;
+      }
+      if (end == s.size() || !out.location.empty() || !is_location_chain(s.substr(1, end - 1)))
+        return false;
+      out.location = trim(s.substr(1, end - 1));
+      ++end;
+    } else {
+      end = s.find(' ');
+      std::string_view word = s.substr(0, end);
+      if (!is_location(word) || !out.location.empty()) return false;
+      out.location = word;
+    }
+    any = true;
+    s = trim_left(s.substr(std::min(end, s.size())));
+  }
+  return any;
 }
 
 bool parse_arm_frames(std::string_view s, TraceFrame& callee, TraceFrame& caller) {

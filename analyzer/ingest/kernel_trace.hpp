@@ -3,6 +3,7 @@
 // dumps and raw stack words that sit between frames and carry no frame.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "hangscope/frame_text.hpp"
@@ -12,6 +13,7 @@ namespace hangscope::ingest {
 struct TraceFrame {
   FrameText text;
   bool unreliable = false;  // printed with "? ": a stale return address the unwinder saw
+  std::string storage;      // a frame's text put back together (its module after a location)
 };
 
 // " __schedule+0x3dc/0xf60", " ? __pfx_foo+0x10/0x10", " [<ffffffff8176a3bd>] ? x+0x1/0x2",
@@ -25,8 +27,17 @@ struct TraceFrame {
 //   " ext4_sync_file (fs/ext4/fsync.c:151) [ext4]"                (decode_stacktrace.sh)
 //   " jbd2_log_wait_commit (fs/jbd2/journal.c:692 fs/jbd2/journal.c:711)" (its inline chain)
 // The location goes to FrameText::source, "[inline]" to kInlined; a frame without an
-// offset needs a location. The views in `out` are valid until the next call.
+// offset needs a location. The views in `out` point into `text` or out.storage.
 bool parse_trace_frame(std::string_view text, TraceFrame& out);
+
+// The rest of a frame that a mail client or a terminal put on a line of its own: its
+// module ("[ext4]", "[ext4 <build id>]"), its location ("kernel/x.c:12",
+// "(fs/x.c:1 fs/y.h:2)"), "[inline]", or several of them. False for anything else.
+struct FrameTail {
+  std::string_view module, location;
+  bool inlined = false;
+};
+bool parse_frame_tail(std::string_view text, FrameTail& out);
 
 // Other architectures: ppc64's "[c000000049a87710] [c0000000000286fc] __switch_to+0x43c/0x6d0"
 // (its first frame "(unreliable)"), s390's " [<000000000011c698>] schedule+0x40/0xa0" and,

@@ -241,6 +241,39 @@ TEST(DecodedTraces, ProseWithAPathIsNotAFrame) {
   EXPECT_EQ(c.sources[0].skipped_lines, 1u);
 }
 
+TEST(PastedText, TheRestOfAFrameOnALineOfItsOwnGoesToThatFrame) {
+  Capture c = read_text(
+      "INFO: task a:1 blocked for more than 120 seconds.\n"
+      "      Not tainted 6.1.0 #1\n"
+      "task:a               state:D stack:0     pid:1     ppid:0      flags:0x00000000\n"
+      "Call Trace:\n"
+      " <TASK>\n"
+      " schedule+0xde/0x1b0\n"
+      "kernel/sched/core.c:6597\n"
+      " __mutex_lock_common kernel/locking/mutex.c:679\n"
+      "[inline]\n"
+      " jbd2_log_wait_commit+0xd4/0x130\n"
+      "[jbd2 0123456789abcdef]\n"
+      " jbd2_complete_transaction+0x5a/0x\n"  // cut in its length by a terminal
+      "90 [jbd2]\n"
+      " ext4_sync_file+0x22e/0xfa0\n"
+      "(fs/ext4/fsync.c:151 fs/ext4/fsync.c:160) [ext4]\n"
+      " </TASK>\n");
+  ASSERT_EQ(c.samples.size(), 1u);
+  auto f = c.stacks.stack(c.samples[0].stack);
+  ASSERT_EQ(f.size(), 5u);
+  EXPECT_EQ(names(c, c.samples[0].stack),
+            (std::vector<std::string>{"schedule", "__mutex_lock_common", "jbd2_log_wait_commit",
+                                      "jbd2_complete_transaction", "ext4_sync_file"}));
+  EXPECT_EQ(c.stacks.source(f[0]), "kernel/sched/core.c:6597");
+  EXPECT_TRUE(c.stacks.frame(f[1]).flags & kInlined);
+  EXPECT_EQ(c.stacks.module(f[2]), "jbd2");
+  EXPECT_EQ(c.stacks.module(f[3]), "jbd2");
+  EXPECT_EQ(c.stacks.module(f[4]), "ext4");
+  EXPECT_EQ(c.stacks.source(f[4]), "fs/ext4/fsync.c:151 fs/ext4/fsync.c:160");
+  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+}
+
 TEST(Architectures, Ppc64StackAndLinkWordsInterruptFramesAndRegisters) {
   Capture c = read("kernel-log/hung-task-5.14-ppc64le.written.log");
   ASSERT_EQ(c.samples.size(), 2u);
