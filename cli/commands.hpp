@@ -61,6 +61,7 @@ struct DiffArgs {
   unsigned resamples = 2000;
   std::string basis = "auto";
   std::string title;
+  std::vector<std::string> fail_if_grows;  // GROUP[=AMOUNT], for git bisect run
 };
 
 // record.cpp

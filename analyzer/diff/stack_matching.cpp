@@ -31,4 +31,9 @@ size_t KeyTable::id(const std::string& key) {
   return it->second;
 }
 
+size_t KeyTable::find(const std::string& key) const {
+  auto it = index_.find(key);
+  return it == index_.end() ? kNoKey : it->second;
+}
+
 }  // namespace hangscope::diff_detail

@@ -194,7 +194,7 @@ TEST(Cli, DiffOfTwoStormRunsLeadsWithTheVerdict) {
   ASSERT_NE(regressions, std::string::npos);
   ASSERT_NE(table, std::string::npos);
   EXPECT_LT(regressions, table);
-  EXPECT_NE(r.out.find("bootstrap over rounds"), std::string::npos);
+  EXPECT_NE(r.out.find("base: rounds in circular blocks of 5"), std::string::npos) << r.out;
 }
 
 TEST(Cli, DiffJsonIsValidAndComplete) {
@@ -274,7 +274,8 @@ TEST(Cli, DiffPicturesAreWellFormedAndColouredByChange) {
   std::string frame = s.substr(g, fsync - g);
   EXPECT_NE(frame.find("data-c=\"base 9."), std::string::npos) << frame;  // 9.3% on 6.1
   std::string page = slurp(html);
-  EXPECT_NE(page.find("Regressions, by added share of samples"), std::string::npos);
+  EXPECT_NE(page.find("Regressions, by the added share of samples outside the noise"),
+            std::string::npos);
   EXPECT_NE(page.find("Differential flamegraph"), std::string::npos);
   EXPECT_NE(page.find("<svg"), std::string::npos);
   EXPECT_EQ(page.find("http://"), page.find("http://www.w3.org/2000/svg"))
