@@ -105,11 +105,11 @@ class DiffBuilder {
     dd::SideData st = dd::side_units(target_.capture, r_.basis, kt, keys_.size(),
                                      opt_.min_independent, r_.target);
     r_.decidable = r_.base.enough && r_.target.enough;
-    dd::Resamples resamples = dd::bootstrap(sb, st, keys_.size(), opt_);
+    dd::Resamples resamples = dd::bootstrap(sb, st, families_, keys_.size(), opt_);
     r_.resamples = resamples.count();
 
     for (size_t k = 0; k < keys_.size(); ++k) {
-      DiffRow row = make_row(k, sb.estimate(k), st.estimate(k), resamples);
+      DiffRow row = make_row(k, resamples.base(k), resamples.target(k), resamples);
       switch (info_[k].family) {
         case Family::group:
           r_.groups.push_back(std::move(row));
@@ -183,6 +183,9 @@ class DiffBuilder {
       k[1] = key(Family::subsystem, "subsystem:" + g.subsystem, "", g.subsystem);
       std::vector<std::string> frames = common_frames(c.stacks, s.stack);
       k[2] = key(Family::stack, g.name + "|" + join(frames, ';'), g.name, g.subsystem);
+      if (k[2] >= family_seen_.size()) family_seen_.resize(k[2] + 1, false);
+      if (!family_seen_[k[2]]) families_.push_back(k);
+      family_seen_[k[2]] = true;
       if (info_[k[2]].frames.empty()) info_[k[2]].frames = std::move(frames);
       remember_stack(in, g, s.stack, stack_weight[s.stack]);
     }
@@ -357,6 +360,8 @@ class DiffBuilder {
   std::set<std::string> common_;
   dd::KeyTable keys_;
   std::vector<KeyInfo> info_;
+  std::vector<dd::StackKeys> families_;  // every stack key with its group and subsystem
+  std::vector<bool> family_seen_;
   std::unordered_map<std::string, Top> top_base_, top_target_;
   std::unordered_map<std::string, WaitGroup> titles_;
 };

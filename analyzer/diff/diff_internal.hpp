@@ -26,12 +26,15 @@ struct SideData {
   std::vector<RunUnits> runs;
   std::vector<double> unit_weight;
   std::vector<double> unit_count;  // DrawKind::samples: the samples the unit holds
-  std::vector<std::vector<std::pair<uint32_t, double>>> by_key;  // key -> (unit, value)
+  // The values of each stack key, by unit: entries [key_begin[k], key_begin[k + 1]) of
+  // `unit` and `value`, in one run of memory that every resample reads through. Wait
+  // groups and subsystems are the sums of their stacks.
+  std::vector<uint32_t> key_begin{0};
+  std::vector<uint32_t> unit;
+  std::vector<float> value;  // sample counts: exact in a float up to 2^24
   // The independent units its noise is judged from: its runs when it has several (the
   // run-to-run variation is known from them only), else its blocks, samples or lines.
   double independent = 0;
-  double total() const;
-  double estimate(size_t key) const;  // sum of values / sum of unit weights
 };
 
 struct Interval {
@@ -76,7 +79,12 @@ class Resamples {
   unsigned count() const { return b_; }
   // One resample's estimates of a key on each side.
   void add(size_t key, double base, double target);
-  void set_estimate(size_t key, double delta) { keys_[key].delta = delta; }
+  void set_estimates(size_t key, double base, double target) {
+    keys_[key].base = base;
+    keys_[key].target = target;
+  }
+  double base(size_t key) const { return keys_[key].base; }
+  double target(size_t key) const { return keys_[key].target; }
   double standard_error(size_t key) const;
   double degrees_of_freedom(size_t key) const;
   // The p-value of "the difference is `at`": two-sided against any change, or against
@@ -87,7 +95,8 @@ class Resamples {
 
  private:
   struct Spread {  // Welford's running mean and sum of squares, per side
-    double n = 0, mean_b = 0, m2_b = 0, mean_t = 0, m2_t = 0, delta = 0;
+    double n = 0, mean_b = 0, m2_b = 0, mean_t = 0, m2_t = 0;
+    double base = 0, target = 0;  // the estimates of the inputs as they are
   };
   double side_variance(double m2, double units) const;
   unsigned b_;
@@ -97,8 +106,9 @@ class Resamples {
 
 // The bootstrap of the difference target - base for every key (bootstrap.cpp): each
 // side redrawn on its own, its runs with replacement when it has several, then each
-// run's units by its DrawKind.
-Resamples bootstrap(const SideData& base, const SideData& target, size_t keys,
+// run's units by its DrawKind. `families` holds the keys of every stack key.
+Resamples bootstrap(const SideData& base, const SideData& target,
+                    const std::vector<StackKeys>& families, size_t keys,
                     const DiffOptions& options);
 
 // A block length for the circular block bootstrap of a series of per-round values:

@@ -67,14 +67,14 @@ double Resamples::degrees_of_freedom(size_t key) const {
 
 double Resamples::p_value(size_t key, double at, bool both_tails) const {
   const double se = standard_error(key);
-  const double off = keys_[key].delta - at;
+  const double off = keys_[key].target - keys_[key].base - at;
   if (!(se > 0)) return (both_tails ? off != 0 : off > 0) ? 0 : 1;
   const double t = both_tails ? std::abs(off) / se : off / se;
   return std::min(1.0, 2 * upper_tail(degrees_of_freedom(key), t));
 }
 
 Interval Resamples::interval(size_t key, double a) const {
-  const double se = standard_error(key), delta = keys_[key].delta;
+  const double se = standard_error(key), delta = keys_[key].target - keys_[key].base;
   if (!(se > 0)) return {delta, delta};
   const double half = upper_quantile(degrees_of_freedom(key), a / 2) * se;
   return {delta - half, delta + half};

@@ -77,47 +77,55 @@ SideData side_units(const Capture& c, DiffBasis basis, const std::vector<StackKe
       std::fill_n(d.unit_weight.begin() + ru.first, ru.count, 1.0);
   d.unit_count.assign(units, 0);
   std::vector<absl::flat_hash_map<uint32_t, double>> acc(keys);
+  // Per run with rounds, each wait group's series of values, for the block length.
+  std::vector<absl::flat_hash_map<size_t, std::vector<double>>> series(runs);
   for (size_t i = 0; i < c.samples.size(); ++i) {
     if (local[i] == kSkip) continue;
     const TaskSample& s = c.samples[i];
-    const uint32_t u = run[s.source].first + local[i];
+    const RunUnits& ru = run[s.source];
+    const uint32_t u = ru.first + local[i];
     const double w = static_cast<double>(s.weight);
     if (basis == DiffBasis::share) d.unit_weight[u] += w;
     d.unit_count[u] += w;
-    for (size_t id : keys_of_stack[s.stack]) acc[id][u] += w;
+    acc[keys_of_stack[s.stack][2]][u] += w;
+    if (ru.draw == DrawKind::rounds) {
+      std::vector<double>& x = series[s.source][keys_of_stack[s.stack][0]];
+      x.resize(ru.count);
+      x[local[i]] += w;
+    }
   }
-  d.by_key.resize(keys);
+  d.key_begin.assign(keys + 1, 0);
+  std::vector<std::pair<uint32_t, double>> values;
   for (size_t id = 0; id < keys; ++id) {
-    d.by_key[id].assign(acc[id].begin(), acc[id].end());
-    std::sort(d.by_key[id].begin(), d.by_key[id].end());
+    values.assign(acc[id].begin(), acc[id].end());
+    std::sort(values.begin(), values.end());
+    for (auto [u, v] : values) {
+      d.unit.push_back(u);
+      d.value.push_back(static_cast<float>(v));
+    }
+    d.key_begin[id + 1] = static_cast<uint32_t>(d.unit.size());
   }
 
   // Block lengths: the longest any series of the run needs, its total or a wait group's
   // of at least a sample a round.
-  std::vector<uint8_t> is_group(keys, 0);
-  for (const StackKeys& k : keys_of_stack)
-    if (k[0] != kNoKey) is_group[k[0]] = 1;
   side.draws.clear();
   side.independent = 0;
-  for (RunUnits& ru : run) {
+  for (size_t r = 0; r < runs; ++r) {
+    RunUnits& ru = run[r];
     RunDraw draw;
     draw.kind = ru.draw;
     if (ru.draw == DrawKind::rounds) {
-      std::vector<double> total(ru.count, 0), series(ru.count);
+      std::vector<double> total(ru.count, 0);
       size_t block = 1;
-      for (size_t id = 0; id < keys; ++id) {
-        if (!is_group[id]) continue;
-        std::fill(series.begin(), series.end(), 0.0);
+      for (const auto& [group, x] : series[r]) {
         double sum = 0;
-        for (auto [u, v] : d.by_key[id]) {
-          if (u < ru.first || u >= ru.first + ru.count) continue;
-          series[u - ru.first] += v;
-          total[u - ru.first] += v;
-          sum += v;
+        for (size_t i = 0; i < x.size(); ++i) {
+          total[i] += x[i];
+          sum += x[i];
         }
         // A group of less than a sample a round is mostly zeros: the correlations of
         // its series are chance, and the largest of a dozen chances is no estimate.
-        if (sum >= ru.count) block = std::max(block, block_length(series));
+        if (sum >= ru.count) block = std::max(block, block_length(x));
       }
       // At least n^(1/3), the rate at which the best block for the variance grows (Hall,
       // Horowitz and Jing 1995): correlations too small to be detected in a short run
