@@ -4,6 +4,7 @@
 // each as a Poisson number of the same samples.
 #include <algorithm>
 #include <boost/random/poisson_distribution.hpp>
+#include <limits>
 #include <random>
 
 #include "diff_internal.hpp"
@@ -101,7 +102,8 @@ void estimates(const SideData& s, const std::vector<float>* factor,
 }  // namespace
 
 Resamples bootstrap(const SideData& base, const SideData& target,
-                    const std::vector<StackKeys>& families, size_t keys, const DiffOptions& opt) {
+                    const std::vector<StackKeys>& families, size_t keys, DiffBasis basis,
+                    const DiffOptions& opt) {
   // Bound the work: each resample touches every (stack key, unit) value once. A
   // thousand resamples still give the standard error within about 2%.
   double work = static_cast<double>(base.unit_weight.size() + target.unit_weight.size());
@@ -109,7 +111,8 @@ Resamples bootstrap(const SideData& base, const SideData& target,
   unsigned b = opt.resamples;
   constexpr double kBudget = 4e8;
   if (work * b > kBudget) b = std::min(b, std::max(1000u, static_cast<unsigned>(kBudget / work)));
-  Resamples out(keys, b, base.independent, target.independent);
+  const double ceiling = basis == DiffBasis::share ? 1.0 : std::numeric_limits<double>::infinity();
+  Resamples out(keys, b, base.independent, target.independent, ceiling);
   std::vector<double> eb(keys), et(keys);
   estimates(base, nullptr, families, eb);
   estimates(target, nullptr, families, et);

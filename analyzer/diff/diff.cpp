@@ -105,7 +105,7 @@ class DiffBuilder {
     dd::SideData st = dd::side_units(target_.capture, r_.basis, kt, keys_.size(),
                                      opt_.min_independent, r_.target);
     r_.decidable = r_.base.enough && r_.target.enough;
-    dd::Resamples resamples = dd::bootstrap(sb, st, families_, keys_.size(), opt_);
+    dd::Resamples resamples = dd::bootstrap(sb, st, families_, keys_.size(), r_.basis, opt_);
     r_.resamples = resamples.count();
 
     for (size_t k = 0; k < keys_.size(); ++k) {

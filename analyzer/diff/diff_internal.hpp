@@ -75,7 +75,10 @@ class KeyTable {
 // asks for (5% / 13 in two tails); a t interval can, and the two agree where both reach.
 class Resamples {
  public:
-  Resamples(size_t keys, unsigned resamples, double base_units, double target_units);
+  // `ceiling`: the largest value a side can hold (1 for shares; infinity for threads):
+  // intervals are cut to the differences the target can make, [-base, ceiling - base].
+  Resamples(size_t keys, unsigned resamples, double base_units, double target_units,
+            double ceiling);
   unsigned count() const { return b_; }
   // One resample's estimates of a key on each side.
   void add(size_t key, double base, double target);
@@ -100,7 +103,7 @@ class Resamples {
   };
   double side_variance(double m2, double units) const;
   unsigned b_;
-  double units_b_, units_t_;
+  double units_b_, units_t_, ceiling_;
   std::vector<Spread> keys_;
 };
 
@@ -108,7 +111,7 @@ class Resamples {
 // side redrawn on its own, its runs with replacement when it has several, then each
 // run's units by its DrawKind. `families` holds the keys of every stack key.
 Resamples bootstrap(const SideData& base, const SideData& target,
-                    const std::vector<StackKeys>& families, size_t keys,
+                    const std::vector<StackKeys>& families, size_t keys, DiffBasis basis,
                     const DiffOptions& options);
 
 // A block length for the circular block bootstrap of a series of per-round values:

@@ -27,8 +27,9 @@ double upper_tail(double df, double x) {
 
 }  // namespace
 
-Resamples::Resamples(size_t keys, unsigned resamples, double base_units, double target_units)
-    : b_(resamples), units_b_(base_units), units_t_(target_units), keys_(keys) {}
+Resamples::Resamples(size_t keys, unsigned resamples, double base_units, double target_units,
+                     double ceiling)
+    : b_(resamples), units_b_(base_units), units_t_(target_units), ceiling_(ceiling), keys_(keys) {}
 
 void Resamples::add(size_t key, double base, double target) {
   Spread& s = keys_[key];
@@ -77,7 +78,8 @@ Interval Resamples::interval(size_t key, double a) const {
   const double se = standard_error(key), delta = keys_[key].target - keys_[key].base;
   if (!(se > 0)) return {delta, delta};
   const double half = upper_quantile(degrees_of_freedom(key), a / 2) * se;
-  return {delta - half, delta + half};
+  const double base = keys_[key].base;
+  return {std::max(delta - half, 0.0 - base), std::min(delta + half, ceiling_ - base)};
 }
 
 }  // namespace hangscope::diff_detail
