@@ -216,40 +216,6 @@ TEST(Cli, DiffOfADumpAgainstACaptureSaysItComparesShares) {
   EXPECT_NE(r.out.find("compared by share of samples"), std::string::npos) << r.out;
 }
 
-// The same storm on two real kernels: Debian's 6.1 under qemu (TCG, its sampler late in
-// many rounds) and this machine's 6.18 (fixtures/two-kernels/make-captures.sh).
-TEST(Cli, DiffOfTwoRealKernelsNamesTheJbd2GroupsAndTheirDirection) {
-  const std::string dir = kFixtures + "/two-kernels/";
-  RunResult r = run({kBin, "diff", "--base", dir + "storm-6.1.0-57-cloud-amd64.capture",
-                     "--target", dir + "storm-6.18.44-fc-v782.capture", "-f", "json"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  auto j = nlohmann::json::parse(r.out);
-  // The guest's rounds stretched under emulation: compared by share, and said so.
-  EXPECT_EQ(j["basis"], "share");
-  EXPECT_NE(j["basis_note"].get<std::string>().find("late"), std::string::npos);
-  EXPECT_EQ(j["base"]["kernels"][0], "6.1.0-57-cloud-amd64");
-  EXPECT_EQ(j["target"]["kernels"][0], "6.18.44-fc-v782");
-  // As measured: fsync's wait for the jbd2 commit grew the most on 6.18, the rename lock
-  // shrank the most.
-  ASSERT_FALSE(j["regressions"].empty());
-  EXPECT_EQ(j["regressions"][0], "jbd2:force-commit");
-  ASSERT_FALSE(j["improvements"].empty());
-  EXPECT_EQ(j["improvements"][0], "vfs:rename-lock");
-  for (const auto& g : j["groups"]) {
-    if (g["key"] == "jbd2:force-commit") {
-      EXPECT_EQ(g["change"], "grew");
-      EXPECT_GT(g["interval"][0].get<double>(), 0.2);  // at least 20 points more
-    }
-  }
-  RunResult text = run({kBin, "diff", "--base", dir + "storm-6.1.0-57-cloud-amd64.capture",
-                        "--target", dir + "storm-6.18.44-fc-v782.capture"});
-  ASSERT_EQ(text.status, 0);
-  EXPECT_NE(text.out.find("1. jbd2 force commit (fsync) (jbd2_log_wait_commit from ext4_sync_file)"),
-            std::string::npos)
-      << text.out;
-  EXPECT_NE(text.out.find("compared by share of samples"), std::string::npos);
-}
-
 TEST(Cli, DiffPicturesAreWellFormedAndColouredByChange) {
   TempDir tmp;
   const std::string dir = kFixtures + "/two-kernels/";
