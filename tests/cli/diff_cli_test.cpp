@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace hangscope::testing;
 using nlohmann::json;
@@ -180,4 +181,27 @@ TEST(DiffCli, FailIfGrowsStopsTheBisectOnErrorsAndRejectsBadAmounts) {
       << bad.err;
   // Without the option, errors are failures as everywhere.
   EXPECT_EQ(run({kBin, "diff", "--base", kHost, "--target", "/nonexistent/x.capture"}).status, 1);
+}
+
+// The null pairs of the calibration test (tests/nullpairs/), written as capture files:
+// they read back as the storm's kernel and rounds, and a pair shows no change.
+TEST(DiffCli, NullPairsWrittenAsCapturesReadBackAsTheStorm) {
+  TempDir tmp;
+  RunResult w = run({NULL_PAIRS_BIN, "--from", kFixtures + "/capture/storm-overlayfs-ext4.capture",
+                     "--pairs", "2", "-o", tmp.file("pairs")});
+  ASSERT_EQ(w.status, 0) << w.err;
+  EXPECT_EQ(w.out, "2 pairs of 150 rounds from 59 stacks in " + tmp.file("pairs") + "\n");
+  json d = diff_json({"--base", tmp.file("pairs/null-001-base.capture"), "--target",
+                      tmp.file("pairs/null-001-target.capture")});
+  EXPECT_EQ(d["base"]["kernels"][0], "6.18.44-fc-v782");
+  EXPECT_EQ(d["base"]["rounds"], 150);
+  EXPECT_EQ(d["target"]["rounds"], 150);
+  EXPECT_EQ(d["groups"].size(), 13u);
+  EXPECT_EQ(d["regressions"], json::array());
+  EXPECT_EQ(d["improvements"], json::array());
+  // A capture is never written over.
+  EXPECT_EQ(run({NULL_PAIRS_BIN, "--from", kFixtures + "/capture/storm-overlayfs-ext4.capture",
+                 "--pairs", "1", "-o", tmp.file("pairs")})
+                .status,
+            1);
 }
