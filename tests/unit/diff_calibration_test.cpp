@@ -138,6 +138,8 @@ TEST(DiffCalibration, AForceCommitGrowthOfOneThreadIsFoundFirst) {
                            nullpairs::null_capture(grown, kRounds, 10'001 + 2 * i));
     found += !d.regressions.empty() && d.groups[d.regressions[0]].key == "jbd2:force-commit";
   }
+  // Measured at about 93% (280 of 300 pairs over other seeds): held at the lower end
+  // of its binomial band at 99.9% for 100 pairs, 93.3 - 3.29 * 2.5.
   std::printf("force-commit grown by one thread found first in %zu of %zu pairs\n", found, kGrown);
-  EXPECT_GE(found, 90u) << "of " << kGrown;
+  EXPECT_GE(found, 85u) << "of " << kGrown;
 }
