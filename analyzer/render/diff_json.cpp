@@ -15,20 +15,9 @@ using nlohmann::json;
 // JSON has no infinity or NaN: a ratio against nothing is null, as is a missing interval.
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
+// The words of the tables, except that no change is named.
 std::string_view change_name(Change c) {
-  switch (c) {
-    case Change::grew:
-      return "grew";
-    case Change::shrank:
-      return "shrank";
-    case Change::appeared:
-      return "new";
-    case Change::vanished:
-      return "vanished";
-    case Change::unchanged:
-      break;
-  }
-  return "unchanged";
+  return c == Change::unchanged ? "unchanged" : change_word(c);
 }
 
 json rows(const std::vector<DiffRow>& rs) {

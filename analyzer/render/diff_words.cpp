@@ -27,8 +27,8 @@ std::string draws_words(const DiffSide& s) {
     for (const RunDraw& d : s.draws) lo = std::min(lo, d.block), hi = std::max(hi, d.block);
     std::string blocks = lo == hi ? fmt::format("{}", lo) : fmt::format("{} to {}", lo, hi);
     inner = fmt::format(
-        "rounds in circular blocks of {} (the block length Politis and White's rule gives for "
-        "the side's most correlated series), {:.0f} independent blocks",
+        "rounds in circular blocks of {} (Politis and White's length for its most correlated "
+        "series, at least the cube root of its rounds), {:.0f} independent blocks",
         blocks, s.independent);
   } else if (first.kind == DrawKind::samples) {
     inner = fmt::format("{:.0f} samples, each drawn a Poisson(1) number of times", s.independent);
