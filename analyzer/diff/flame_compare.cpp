@@ -2,12 +2,12 @@
 // are compared by the names both sides know: a function that only one kernel shows (it
 // is inlined on the other, like do_fsync on 6.1) is stepped over, as stacks are matched
 // by the diff.
-#include "hangscope/flame_compare.hpp"
-
 #include <cmath>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "hangscope/flame_compare.hpp"
 
 namespace hangscope {
 
