@@ -26,6 +26,7 @@ ProcSource::ProcSource(const SamplerOptions& options, const RoundTimings& timing
     : opt_(options), timings_(timings) {
   if (!opt_.comm_regex.empty()) comm_re_.emplace(opt_.comm_regex, std::regex::ECMAScript);
   s_waits_.insert(opt_.s_waits.begin(), opt_.s_waits.end());
+  for (int c = 0; c < 256; ++c) selected_[c] = state_selected(opt_.states, static_cast<char>(c));
 }
 
 void ProcSource::prepare(CaptureHeader&) {
@@ -111,7 +112,7 @@ void ProcSource::look(ProcEntry& p, ThreadEntry& t, RoundTable& round, bool s_sc
   const LookDecision decision =
       decide_look(t.backoff, {.schedstat = seen,
                               .last_state = t.last_state,
-                              .last_selected = state_selected(opt_.states, t.last_state),
+                              .last_selected = selected(t.last_state),
                               .watched = t.watched,
                               .wchan_read = t.wchan_read,
                               .stat_due = round.begin_ns() >= t.stat_due_ns,
@@ -147,7 +148,7 @@ void ProcSource::look(ProcEntry& p, ThreadEntry& t, RoundTable& round, bool s_sc
   if (state == 'D') ++round.counts().uninterruptible;
   bool watched = false;
   std::string wchan;
-  if (!state_selected(opt_.states, state)) {
+  if (!selected(state)) {
     // Sleeping tasks: their wait channel is read at a lower rate, and every round for
     // those found in a wait on the list. One that has not run since its wait channel
     // was read is still in the same wait.
@@ -275,9 +276,8 @@ void ProcSource::settle_stuck(RoundTable& round, RoundTask& task, ThreadEntry& t
       return;
     }
     // The filters the scan could not apply without its stat line.
-    task.dropped =
-        (!state_selected(opt_.states, status->state) && !(status->state == 'S' && t.watched)) ||
-        (comm_re_ && !std::regex_search(status->name, *comm_re_));
+    task.dropped = (!selected(status->state) && !(status->state == 'S' && t.watched)) ||
+                   (comm_re_ && !std::regex_search(status->name, *comm_re_));
     task.state = status->state;
     task.comm = status->name;
     task.ppid = status->ppid;

@@ -5,6 +5,7 @@
 // sampler; docs/sampler.md says what each step costs.
 #pragma once
 
+#include <array>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -47,8 +48,11 @@ class ProcSource final : public TaskSource {
   void settle_stuck(RoundTable& round, RoundTask& task, ThreadEntry& t);
   void settle_task(RoundTable& round, RoundTask& task, ThreadEntry& t);
 
+  bool selected(char state) const { return selected_[static_cast<unsigned char>(state)]; }
+
   const SamplerOptions& opt_;
   RoundTimings timings_;
+  std::array<bool, 256> selected_{};  // by state letter: recorded (state_selected, once)
   std::optional<std::regex> comm_re_;
   std::unordered_set<std::string> s_waits_;
   std::unique_ptr<TaskTable> table_;
