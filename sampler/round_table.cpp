@@ -15,7 +15,7 @@ void RoundTable::read(RoundTask& task, std::shared_ptr<TaskDetails> details,
                       std::function<void()> read) {
   std::function<void()> after = users_ ? users_->after_details(task, details) : nullptr;
   task.ticket = readers_.submit([read = std::move(read), after = std::move(after), d = details] {
-    read();
+    if (read) read();
     d->complete.store(true, std::memory_order_release);
     if (after) after();
   });

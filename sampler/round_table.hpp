@@ -71,10 +71,10 @@ class RoundTable {
   int64_t begin_ns() const { return begin_ns_; }  // CLOCK_MONOTONIC
 
   // Starts reading `task`'s details off the loop: `read` fills `details` on a reader
-  // thread, then the job runs what the loop chains after the details (a D task's user
-  // stack). Sets task.details, ticket and fresh; without a reader thread left, sets
-  // task.why and none of them. May be called from the source's own thread, while the
-  // loop waits for it.
+  // thread (empty: a source that has them all already), then the job runs what the
+  // loop chains after the details (a D task's user stack). Sets task.details, ticket
+  // and fresh; without a reader thread left, sets task.why and none of them. May be
+  // called from the source's own thread, while the loop waits for it.
   void read(RoundTask& task, std::shared_ptr<TaskDetails> details, std::function<void()> read);
   void add(RoundTask&& task) { tasks_.push_back(std::move(task)); }
 

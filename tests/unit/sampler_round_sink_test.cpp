@@ -10,34 +10,31 @@
 #include <system_error>
 
 #include "hangscope/capture_writer.hpp"
-#include "hangscope/ingest.hpp"
 #include "hangscope/round_tee.hpp"
+#include "support/capture_text.hpp"
 
 using namespace hangscope;
+using hangscope::testing::fd_text;
+using hangscope::testing::read_text;
 
 namespace {
 
-std::string slurp_fd(int fd) {
-  std::string bytes;
-  lseek(fd, 0, SEEK_SET);
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) bytes.append(buf, n);
-  return bytes;
-}
-
 const char* kCommit = "[<0>] jbd2_log_wait_commit+0x107/0x150\n[<0>] ext4_sync_file+0x278/0x310\n";
+
+CaptureHeader header() {
+  return {"host1",
+          "6.18.44",
+          "boot-1",
+          1'800'000'000'000'000'000,
+          20'000'000,
+          "D",
+          "hangscope record -n 2",
+          {{"stacks", "kernel"}}};
+}
 
 // Two rounds of one task in fsync, and the footer.
 void record_into(RoundSink& sink, const ContextFields* extra = nullptr) {
-  sink.header({"host1",
-               "6.18.44",
-               "boot-1",
-               1'800'000'000'000'000'000,
-               20'000'000,
-               "D",
-               "hangscope record -n 2",
-               {{"stacks", "kernel"}}});
+  sink.header(header());
   TaskContextRecord ctx;
   ctx.wchan = "jbd2_log_wait_commit";
   ctx.syscall_nr = 74;
@@ -58,16 +55,6 @@ void record_into(RoundSink& sink, const ContextFields* extra = nullptr) {
   sink.finish(2, 40'000'000, {{"samples", 2}, {"late", 1}});
 }
 
-Capture read_bytes(const std::string& bytes) {
-  int fd = memfd_create("in", MFD_CLOEXEC);
-  EXPECT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-  lseek(fd, 0, SEEK_SET);
-  Capture c;
-  read_input(fd_input(fd, "tee.capture"), "tee.capture", "", c);
-  close(fd);
-  return c;
-}
-
 }  // namespace
 
 TEST(SamplerRoundSink, ATeeWritesTheSameCaptureAsOneWriter) {
@@ -80,10 +67,10 @@ TEST(SamplerRoundSink, ATeeWritesTheSameCaptureAsOneWriter) {
     RoundTee tee(wa, wb);
     record_into(tee);
   }
-  const std::string expected = slurp_fd(alone);
-  EXPECT_EQ(slurp_fd(a), expected);
-  EXPECT_EQ(slurp_fd(b), expected);
-  const Capture c = read_bytes(expected);
+  const std::string expected = fd_text(alone);
+  EXPECT_EQ(fd_text(a), expected);
+  EXPECT_EQ(fd_text(b), expected);
+  const Capture c = read_text(expected);
   EXPECT_EQ(c.rounds.size(), 2u);
   EXPECT_EQ(c.samples.size(), 2u);
   close(alone);
@@ -103,18 +90,10 @@ TEST(SamplerRoundSink, AFullDiskUnderOneSinkOfATeeCostsTheOtherNothing) {
     CaptureWriter on_full(full), writer(kept);
     RoundTee tee(on_full, writer);
     // The header goes to both; the full disk's error comes after the second has it.
-    EXPECT_THROW(tee.header({"host1",
-                             "6.18.44",
-                             "boot-1",
-                             1'800'000'000'000'000'000,
-                             20'000'000,
-                             "D",
-                             "hangscope record -n 2",
-                             {{"stacks", "kernel"}}}),
-                 std::system_error);
+    EXPECT_THROW(tee.header(header()), std::system_error);
   }
-  const std::string written = slurp_fd(kept);
-  const std::string expected = slurp_fd(alone);
+  const std::string written = fd_text(kept);
+  const std::string expected = fd_text(alone);
   EXPECT_EQ(written, expected.substr(0, expected.find("data\n") + 5));
   close(full);
   close(alone);
@@ -129,12 +108,12 @@ TEST(SamplerRoundSink, FurtherContextFieldsFollowTheKnownOnesAndReadersPassThemB
     record_into(w, &extra);
     record_into(plain);
   }
-  const std::string bytes = slurp_fd(with);
+  const std::string bytes = fd_text(with);
   EXPECT_NE(bytes.find("C 1\twchan=jbd2_log_wait_commit\tsc=74\tscname=fsync\tdev=loop0"
                        "\tfuse_daemon=1234 sshfs\n"),
             std::string::npos)
       << bytes;
-  const Capture a = read_bytes(bytes), b = read_bytes(slurp_fd(without));
+  const Capture a = read_text(bytes), b = read_text(fd_text(without));
   ASSERT_EQ(a.samples.size(), 2u);
   ASSERT_EQ(b.samples.size(), 2u);
   EXPECT_EQ(a.contexts.size(), b.contexts.size());
