@@ -111,13 +111,13 @@ Units make_units(const Capture& c, DiffBasis basis, bool by_run) {
   return u;
 }
 
-std::set<std::string> vocabulary(const Capture& c) {
+std::set<std::string> vocabulary(const Capture& c, const FrameClasses& classes) {
   std::set<std::string> v;
   std::vector<bool> seen(c.stacks.stack_count());
   for (const TaskSample& s : c.samples) {
     if (seen[s.stack]) continue;
     seen[s.stack] = true;
-    for (const std::string& f : dd::matching_frames(c.stacks, s.stack)) v.insert(f);
+    for (const std::string& f : dd::matching_frames(c.stacks, s.stack, classes)) v.insert(f);
   }
   return v;
 }
@@ -125,7 +125,10 @@ std::set<std::string> vocabulary(const Capture& c) {
 class DiffBuilder {
  public:
   DiffBuilder(const DiffInput& base, const DiffInput& target, const DiffOptions& opt)
-      : base_(base), target_(target), opt_(opt) {}
+      : base_(base),
+        target_(target),
+        opt_(opt),
+        classes_(opt.rules ? *opt.rules : builtin_rules()) {}
 
   DiffResult run() {
     r_.confidence = opt_.confidence;
@@ -134,7 +137,8 @@ class DiffBuilder {
     choose_basis();
     const bool by_run = r_.basis == DiffBasis::blocked_threads && r_.base.runs >= 2 &&
                         r_.target.runs >= 2;
-    std::set<std::string> vb = vocabulary(base_.capture), vt = vocabulary(target_.capture);
+    std::set<std::string> vb = vocabulary(base_.capture, classes_),
+                          vt = vocabulary(target_.capture, classes_);
     std::set_intersection(vb.begin(), vb.end(), vt.begin(), vt.end(),
                           std::inserter(common_, common_.begin()));
 
@@ -261,7 +265,7 @@ class DiffBuilder {
   }
 
   std::vector<std::string> leaf_first(const DiffInput& in, StackId s) const {
-    std::vector<std::string> v = dd::matching_frames(in.capture.stacks, s);
+    std::vector<std::string> v = dd::matching_frames(in.capture.stacks, s, classes_);
     std::reverse(v.begin(), v.end());
     return v;
   }
@@ -309,11 +313,12 @@ class DiffBuilder {
     d.group = group;
     auto it = top_target_.find(group);
     if (it == top_target_.end()) return d;
-    std::vector<std::string> t = dd::matching_frames(target_.capture.stacks, it->second.stack);
+    std::vector<std::string> t =
+        dd::matching_frames(target_.capture.stacks, it->second.stack, classes_);
     Walk best;
     uint64_t best_weight = 0;
     for (const auto& [stack, weight] : base_.analysis.summary.stack_weights) {
-      Walk w = walk(t, dd::matching_frames(base_.capture.stacks, stack));
+      Walk w = walk(t, dd::matching_frames(base_.capture.stacks, stack, classes_));
       if (w.matched > best.matched || (w.matched == best.matched && weight > best_weight)) {
         best = std::move(w);
         best_weight = weight;
@@ -362,7 +367,7 @@ class DiffBuilder {
 
   std::vector<std::string> common_frames(const StackTable& st, StackId s) const {
     std::vector<std::string> out;
-    for (std::string& f : dd::matching_frames(st, s))
+    for (std::string& f : dd::matching_frames(st, s, classes_))
       if (common_.count(f)) out.push_back(std::move(f));
     return out;
   }
@@ -375,6 +380,7 @@ class DiffBuilder {
   const DiffInput& base_;
   const DiffInput& target_;
   const DiffOptions& opt_;
+  const FrameClasses classes_;
   DiffResult r_;
   std::set<std::string> common_;
   const char* units_[2] = {"", ""};  // what each side's resampling draws (base, target)

@@ -49,8 +49,9 @@ std::vector<Interval> bootstrap(const SideData& base, const SideData& target, si
 // its autocorrelation is no longer significant (|r| < 2/sqrt(n)), at most n/4.
 size_t block_length(const std::vector<double>& series);
 
-// A stack's frames for matching across kernels: root first, without scheduler and
-// entry frames, keeping only functions that both sides know.
-std::vector<std::string> matching_frames(const StackTable& st, StackId s);
+// A stack's frames for matching across kernels: root first, without the scheduler,
+// lock-primitive and entry frames of the rules in use, renamed functions folded.
+std::vector<std::string> matching_frames(const StackTable& st, StackId s,
+                                         const FrameClasses& classes);
 
 }  // namespace hangscope::diff_detail
