@@ -7,11 +7,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "support/run.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text_file.hpp"
 
 using namespace hangscope::testing;
 
@@ -26,20 +29,12 @@ const std::string kKilled = kFixtures + "/capture/storm-sigkill.capture";
 const std::string kBase = kFixtures + "/two-kernels/storm-6.1.0-57-cloud-amd64.capture";
 const std::string kTarget = kFixtures + "/two-kernels/storm-6.18.44-fc-v782.capture";
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-size_t count_lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
-
 // The rename lock of the storm, described in the words of a rule file.
-std::string rename_lock_rule(const std::string& resource) {
-  return "[[group]]\nname = \"vfs:rename-lock\"\ntitle = \"rename lock\"\nsubsystem = \"vfs\"\n"
-         "resource = \"" +
-         resource + "\"\n[[group.match]]\nframes = [\"lock_rename\"]\n";
+std::string rename_lock_rule(const std::string& resource,
+                             const std::string& title = "rename lock") {
+  return "[[group]]\nname = \"vfs:rename-lock\"\ntitle = \"" + title +
+         "\"\nsubsystem = \"vfs\"\nresource = \"" + resource +
+         "\"\n[[group.match]]\nframes = [\"lock_rename\"]\n";
 }
 
 // The waits-on phrase the text report prints for the rename lock's resource.
@@ -181,11 +176,19 @@ TEST(Options, DiffClassifiesAndMatchesStacksByTheRulesInUse) {
 
   // A group overridden by a rule file is the diff's too.
   std::string mine = tmp.file("mine.toml");
-  std::ofstream(mine) << rename_lock_rule("the rename mutex, in our words");
-  RunResult text =
-      run({kBin, "diff", "--base", kKilled, "--target", kStorm, "--rules", mine, "-f", "html"});
-  ASSERT_EQ(text.status, 0) << text.err;
-  EXPECT_NE(text.out.find("rename lock"), std::string::npos);
+  std::ofstream(mine) << rename_lock_rule("the rename mutex", "rename mutex, in our words");
+  RunResult ours =
+      run({kBin, "diff", "--base", kKilled, "--target", kStorm, "--rules", mine, "-f", "json"});
+  ASSERT_EQ(ours.status, 0) << ours.err;
+  bool found = false;
+  auto groups = nlohmann::json::parse(ours.out)["groups"];
+  for (const auto& g : groups) {
+    if (g["key"] != "vfs:rename-lock") continue;
+    found = true;
+    EXPECT_EQ(g["label"].get<std::string>().rfind("rename mutex, in our words", 0), 0u)
+        << g["label"];
+  }
+  EXPECT_TRUE(found);
 }
 
 TEST(Options, RulesDirectoryFilesApplyInNameOrderThenRulesFiles) {
