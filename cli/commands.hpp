@@ -71,7 +71,7 @@ int run_completion(const CLI::App& app, const std::string& shell);
 // report.cpp
 CLI::App* add_report(CLI::App& app, ReportOptions& opts);
 int run_report(const ReportOptions& opts);
-// Analyses a capture that is already read and writes the report in opts.format.
-int report_capture(const Capture& capture, const ReportOptions& opts);
+// Analyses a capture that is already read, by `rules`, and writes the report.
+int report_capture(const Capture& capture, const ReportOptions& opts, const RuleSet& rules);
 
 }  // namespace hangscope::cli

@@ -162,6 +162,9 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
     }
   }
 
+  // The rules of the progress line and the report: a bad rule file fails before sampling.
+  RuleSet rules = load_rules(opts.report.input.rules);
+
   // Without CAP_SYS_ADMIN the kernel refuses stacks: say so once and record what can
   // still be read (wait channel, state, syscall, files), unless stacks are required.
   std::string problem = stack_access_problem(so.proc_root);
@@ -194,7 +197,7 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
 
   install_stop_handlers();
   CaptureWriter writer(file.get());
-  Progress progress;
+  Progress progress(rules);
   SamplerResult result;
   try {
     Sampler sampler(so, writer);
@@ -222,7 +225,7 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
   }
   Capture capture;
   read_input(fd_input(file.get(), "live"), "live", "capture", capture);
-  return report_capture(capture, opts.report);
+  return report_capture(capture, opts.report, rules);
 }
 
 }  // namespace hangscope::cli

@@ -72,8 +72,8 @@ int report_with(const Capture& capture, const ReportOptions& opts, const RuleSet
 
 }  // namespace
 
-int report_capture(const Capture& capture, const ReportOptions& opts) {
-  return report_with(capture, opts, load_rules(opts.input.rules));
+int report_capture(const Capture& capture, const ReportOptions& opts, const RuleSet& rules) {
+  return report_with(capture, opts, rules);
 }
 
 int run_report(const ReportOptions& opts) {

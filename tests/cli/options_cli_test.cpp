@@ -80,6 +80,13 @@ TEST(Options, HangscopeAloneTakesTheOptionsOfRecord) {
   // What was refused before ("The following arguments were not expected").
   EXPECT_EQ(run({kBin, "-d", "x"}).status, 2);
   EXPECT_EQ(run({kBin, "--states", "X"}).status, 2);
+  // The report's rules are read before sampling: a bad one fails before any capture.
+  std::string never = tmp.file("never.capture");
+  RunResult bad_rules = run({kBin, "-n", "1", "--rules", tmp.file("none.toml"), "-o", never});
+  EXPECT_EQ(bad_rules.status, 1);
+  EXPECT_EQ(bad_rules.err, "hangscope: " + tmp.file("none.toml") + ": No such file or directory\n");
+  EXPECT_FALSE(std::filesystem::exists(never));
+
   // record's options belong to hangscope and record, not to the other subcommands.
   EXPECT_EQ(run({kBin, "report", "-n", "2", kSeed}).status, 2);
 }
