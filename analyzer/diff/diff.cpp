@@ -73,13 +73,13 @@ std::string group_label(const WaitGroup& g, const std::vector<std::string>& leaf
   return named_by_inner ? g.title : fmt::format("{} ({})", g.title, inner);
 }
 
-std::set<std::string> vocabulary(const Capture& c) {
+std::set<std::string> vocabulary(const Capture& c, const FrameClasses& classes) {
   std::set<std::string> v;
   std::vector<bool> seen(c.stacks.stack_count());
   for (const TaskSample& s : c.samples) {
     if (seen[s.stack]) continue;
     seen[s.stack] = true;
-    for (const std::string& f : dd::matching_frames(c.stacks, s.stack)) v.insert(f);
+    for (const std::string& f : dd::matching_frames(c.stacks, s.stack, classes)) v.insert(f);
   }
   return v;
 }
@@ -87,7 +87,10 @@ std::set<std::string> vocabulary(const Capture& c) {
 class DiffBuilder {
  public:
   DiffBuilder(const DiffInput& base, const DiffInput& target, const DiffOptions& opt)
-      : base_(base), target_(target), opt_(opt) {}
+      : base_(base),
+        target_(target),
+        opt_(opt),
+        classes_(opt.rules ? *opt.rules : builtin_rules()) {}
 
   DiffResult run() {
     r_.confidence = opt_.confidence;
@@ -95,7 +98,8 @@ class DiffBuilder {
     r_.base = describe(base_);
     r_.target = describe(target_);
     choose_basis();
-    std::set<std::string> vb = vocabulary(base_.capture), vt = vocabulary(target_.capture);
+    std::set<std::string> vb = vocabulary(base_.capture, classes_),
+                          vt = vocabulary(target_.capture, classes_);
     std::set_intersection(vb.begin(), vb.end(), vt.begin(), vt.end(),
                           std::inserter(common_, common_.begin()));
 
@@ -201,7 +205,7 @@ class DiffBuilder {
   }
 
   std::vector<std::string> leaf_first(const DiffInput& in, StackId s) const {
-    std::vector<std::string> v = dd::matching_frames(in.capture.stacks, s);
+    std::vector<std::string> v = dd::matching_frames(in.capture.stacks, s, classes_);
     std::reverse(v.begin(), v.end());
     return v;
   }
@@ -290,11 +294,12 @@ class DiffBuilder {
     d.group = group;
     auto it = top_target_.find(group);
     if (it == top_target_.end()) return d;
-    std::vector<std::string> t = dd::matching_frames(target_.capture.stacks, it->second.stack);
+    std::vector<std::string> t =
+        dd::matching_frames(target_.capture.stacks, it->second.stack, classes_);
     Walk best;
     uint64_t best_weight = 0;
     for (const auto& [stack, weight] : base_.analysis.summary.stack_weights) {
-      Walk w = walk(t, dd::matching_frames(base_.capture.stacks, stack));
+      Walk w = walk(t, dd::matching_frames(base_.capture.stacks, stack, classes_));
       if (w.matched > best.matched || (w.matched == best.matched && weight > best_weight)) {
         best = std::move(w);
         best_weight = weight;
@@ -343,7 +348,7 @@ class DiffBuilder {
 
   std::vector<std::string> common_frames(const StackTable& st, StackId s) const {
     std::vector<std::string> out;
-    for (std::string& f : dd::matching_frames(st, s))
+    for (std::string& f : dd::matching_frames(st, s, classes_))
       if (common_.count(f)) out.push_back(std::move(f));
     return out;
   }
@@ -356,6 +361,7 @@ class DiffBuilder {
   const DiffInput& base_;
   const DiffInput& target_;
   const DiffOptions& opt_;
+  const FrameClasses classes_;
   DiffResult r_;
   std::set<std::string> common_;
   dd::KeyTable keys_;

@@ -135,8 +135,9 @@ std::vector<HolmStep> holm(const std::vector<double>& p, double alpha);
 GrowthResult check_growth(const DiffResult& result, const std::vector<size_t>& row_keys,
                           const Resamples& resamples, const DiffOptions& options);
 
-// A stack's frames for matching across kernels: root first, without scheduler and
-// entry frames, keeping only functions that both sides know.
-std::vector<std::string> matching_frames(const StackTable& st, StackId s);
+// A stack's frames for matching across kernels: root first, without the scheduler,
+// lock-primitive and entry frames of the rules in use, renamed functions folded.
+std::vector<std::string> matching_frames(const StackTable& st, StackId s,
+                                         const FrameClasses& classes);
 
 }  // namespace hangscope::diff_detail

@@ -10,7 +10,8 @@ namespace hangscope::render {
 
 namespace {
 
-using nlohmann::json;
+// Keys in the order written (schema_version first), as in the report's JSON.
+using json = nlohmann::ordered_json;
 
 // JSON has no infinity or NaN: a ratio against nothing is null, as is a missing interval.
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
@@ -100,6 +101,8 @@ class DiffJsonRenderer final : public DiffRenderer {
   std::string render(const DiffReport& report, const RenderOptions&) const override {
     const DiffResult& d = report.result;
     json j;
+    j["schema_version"] = kJsonSchemaVersion;
+    j["kind"] = "diff";
     j["basis"] = d.basis == DiffBasis::share ? "share" : "blocked_threads";
     if (by_share(d)) j["basis_note"] = basis_words(d);
     j["intervals"] = basis_lines(d);

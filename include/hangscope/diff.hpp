@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hangscope/analysis.hpp"
+#include "hangscope/classify.hpp"
 #include "hangscope/model.hpp"
 
 namespace hangscope {
@@ -154,6 +155,9 @@ struct DiffResult {
 };
 
 struct DiffOptions {
+  // The rules both sides were classified by: stacks are matched through their frame
+  // classes and aliases. nullptr: the built-in rules.
+  const RuleSet* rules = nullptr;
   // Compare by share of samples even where every input has rounds: for rounds that are
   // not comparable between the sides (a sampler slowed by emulation, by load). With
   // `auto_share`, a side with many late rounds is compared by share, and the report says so.
