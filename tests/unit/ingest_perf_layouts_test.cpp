@@ -193,7 +193,7 @@ TEST(OnCpuProfiles, SaidToBeProfilesOfRunningTasksNeverBlocked) {
   const std::string text = render(c, "text");
   EXPECT_EQ(text.substr(0, text.find('\n')),
             "an on-CPU profile of running tasks, not blocked ones: 3663521 cycles on CPU: 50% "
-            "spinlock in jbd2_transaction_committed, 25% jbd2 commit thread, 25% other: "
+            "jbd2 j_state_lock, 25% jbd2 commit thread, 25% other: "
             "iomap_dio_bio_iter ← __iomap_dio_rw");
   EXPECT_NE(text.find("hangscope report: 1 input, 3663521 cycles on CPU\n"), std::string::npos);
   EXPECT_EQ(text.find("blocked task"), std::string::npos) << text;
