@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "frame_cache.hpp"
 #include "kernel_trace.hpp"
 #include "lockdep_locks.hpp"
 #include "log_prefix.hpp"
@@ -286,11 +287,19 @@ class KernelLogParser {
     // Frames first: most lines are, and no other line of a report reads as one (they have
     // spaces, no "+0x" and no file:line).
     TraceFrame f, from;
-    if (block_.active && (block_.in_trace || block_.header) && !other_caller &&
-        parse_trace_frame(t, f)) {
-      locks_.end_dump();
-      add_frame(f, text);
-      return true;
+    if (block_.active && (block_.in_trace || block_.header) && !other_caller) {
+      // A frame's text is read once; the thousands of reports of a large log repeat it.
+      const uint64_t h = text_hash::hash(t);
+      FrameId id = frames_.find(t, h);
+      if (id == FrameCache::kNone && parse_trace_frame(t, f)) {
+        id = intern(f);
+        frames_.put(t, h, id);
+      }
+      if (id != FrameCache::kNone) {
+        locks_.end_dump();
+        add_frame(id, text);
+        return true;
+      }
     }
     if (held_locks_line(t)) return true;
     locks_.end_dump();  // the kernel prints nothing else inside a dump
@@ -346,7 +355,7 @@ class KernelLogParser {
     }
     if (is_register_or_stack_words(t)) return true;
     if ((block_.in_trace || block_.header) && parse_arm_frames(t, f, from)) {
-      add_frame(f, text);
+      add_frame(intern(f), text);
       block_.outermost = intern(from);
       block_.has_outermost = true;
       return true;
@@ -382,7 +391,7 @@ class KernelLogParser {
     });
     if (!joined.empty() && parse_trace_frame(trim_left(joined), f)) {
       block_.frames.pop_back();
-      add_frame(f, joined);
+      add_frame(intern(f), joined);
       return true;
     }
     return false;
@@ -394,12 +403,12 @@ class KernelLogParser {
                                       f.text.source);
   }
 
-  void add_frame(const TraceFrame& f, std::string_view text) {
+  void add_frame(FrameId frame, std::string_view text) {
     block_.in_trace = true;
     block_.strays = 0;
     block_.has_outermost = false;
     if (block_.frames.size() >= kMaxFrames) return out_.skip_line(in_, true);
-    block_.frames.push_back(intern(f));
+    block_.frames.push_back(frame);
     last_frame_.assign(text);
     frame_line_ = in_.line_number();
   }
@@ -582,6 +591,7 @@ class KernelLogParser {
   Block block_;
   WrappedLine held_;          // a line not understood, until the next shows it was cut
   uint64_t held_line_ = 0;
+  FrameCache frames_;         // frame texts read before
   std::string last_frame_;    // the text of the block's last frame, and its line
   uint64_t frame_line_ = 0;
   std::string joined_, plain_;
