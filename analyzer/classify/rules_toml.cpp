@@ -219,7 +219,7 @@ class Loader {
   GroupRule group(const toml::table& t) const {
     check_keys(t,
                {"name", "title", "subsystem", "resource", "phrase", "subject", "tier", "named_by",
-                "idle", "match", "holder"},
+                "idle", "root", "filesystems", "match", "holder"},
                "[[group]]");
     GroupRule g;
     g.origin = at(t.source());
@@ -247,6 +247,10 @@ class Loader {
     if (g.by_frame && g.tier != Tier::generic)
       fail(t.get("named_by")->source(), "named_by is for generic groups (tier = \"generic\")");
     g.idle = flag(t, "idle");
+    g.root = flag(t, "root");
+    if (g.root && g.tier != Tier::role)
+      fail(t.get("root")->source(), "root is for role groups (tier = \"role\")");
+    g.filesystems = patterns(t, "filesystems", PatternKind::comm);
     const toml::node* m = t.get("match");
     if (!m) fail(t.source(), fmt::format("group '{}' needs at least one [[group.match]]", g.name));
     const toml::array* ms = m->as_array();

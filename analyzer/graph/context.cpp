@@ -136,6 +136,18 @@ bool Context::role_node(uint32_t n) const {
          rules.groups[node.rule].tier == Tier::role;
 }
 
+uint32_t Context::server_rule(StrId fs) const {
+  if (fs == 0) return kNoRule;
+  auto [it, inserted] = server_rules_.try_emplace(fs, kNoRule);
+  if (inserted) {
+    const std::string_view type = capture.strings().get(fs);
+    for (uint32_t r = 0; r < rules.groups.size() && it->second == kNoRule; ++r)
+      for (const FramePattern& p : rules.groups[r].filesystems)
+        if (p.matches(type)) it->second = r;
+  }
+  return it->second;
+}
+
 EdgeSet::Acc& EdgeSet::at(uint32_t from, uint32_t to) {
   auto [it, inserted] = index_.try_emplace((uint64_t{from} << 32) | to, edges_.size());
   if (inserted) {

@@ -4,6 +4,10 @@
 // names a holder wait for the sampled tasks that the holder predicate selects (same
 // device, same process, or anywhere, as the rule says), in proportion to how often
 // each was seen; with no holder sampled, for the device or for a holder nobody saw.
+// A task on a file system without a block device is on none: its fallback to "the
+// device" is the holder of the group that serves its file system (the FUSE daemon),
+// and device-scoped holders join it only from the same kind of file system. The own
+// waits of a root role (the freezer) make no edges: chains end at it.
 // Linear in units (samples summed per task and situation): both sides are summed per
 // (node, rule, device) before joining.
 #include <algorithm>
@@ -71,6 +75,7 @@ struct Key {
   uint32_t node = 0;
   uint32_t rule = 0;
   uint32_t device = 0;
+  StrId blockless = 0;  // device scope: the file system of a task on no block device
   int32_t tgid = 0;
   bool operator==(const Key&) const = default;
 };
@@ -78,6 +83,7 @@ struct KeyHash {
   size_t operator()(const Key& k) const noexcept {
     uint64_t h = (uint64_t{k.node} << 32) ^ k.rule;
     h = h * 0x9e3779b97f4a7c15ULL ^ ((uint64_t{k.device} << 32) | static_cast<uint32_t>(k.tgid));
+    h = h * 0x9e3779b97f4a7c15ULL ^ k.blockless;
     return std::hash<uint64_t>{}(h);
   }
 };
@@ -100,8 +106,27 @@ constexpr size_t kMaxPicks = 8;  // holder nodes per waiting group
 
 Key key_for(const Context& c, uint32_t unit, uint32_t rule) {
   const HolderScope scope = c.rules.groups[rule].holder.scope;
-  return Key{c.node[unit], rule, scope == HolderScope::device ? c.device[unit] : 0,
-             scope == HolderScope::process ? c.sample_of(unit).pid : 0};
+  const bool device = scope == HolderScope::device;
+  return Key{c.node[unit], rule, device ? c.device[unit] : 0, device ? c.blockless_fs[unit] : 0,
+             scope == HolderScope::process ? c.lock_process[unit] : 0};
+}
+
+// Whether a holder on `holder`'s device may hold what a waiter on `waiter`'s waits for
+// (device scope): not when both are known and differ, nor when one is on a block device
+// and the other on a file system without one, nor across two such file systems.
+bool same_place(const Key& waiter, const Key& holder) {
+  if (waiter.device && holder.device) return waiter.device == holder.device;
+  if (waiter.blockless || holder.blockless) {
+    if (waiter.device || holder.device) return false;
+    return !waiter.blockless || !holder.blockless || waiter.blockless == holder.blockless;
+  }
+  return true;
+}
+
+// The tasks of a root role (the freezer) hold what they hold whatever they wait for.
+bool in_root_role(const Context& c, const TaskSample& s) {
+  const uint32_t r = c.cls.groups[c.cls.group(s.stack)].rule;
+  return r != kNoRule && c.rules.groups[r].root;
 }
 
 void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
@@ -114,6 +139,7 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
   for (uint32_t i = 0; i < c.units.size(); ++i) {
     const TaskSample& s = c.sample_of(i);
     if (!explained.empty() && explained.contains(key_of(s))) continue;
+    if (in_root_role(c, s)) continue;
     const uint32_t r = c.cls.groups[c.cls.wait(s.stack)].rule;
     if (r == kNoRule || rules.groups[r].holder.empty()) continue;
     Waiting& w = waiting[key_for(c, i, r)];
@@ -121,7 +147,11 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
     w.device_assumed = w.device_assumed || c.device_assumed[i];
     wanted[r] = 1;
     if (rules.groups[r].holder.scope == HolderScope::process)
-      wanted_process.insert((uint64_t{r} << 32) | static_cast<uint32_t>(s.pid));
+      wanted_process.insert((uint64_t{r} << 32) | static_cast<uint32_t>(c.lock_process[i]));
+    // A task on a file system without a block device falls back to its server.
+    if (const uint32_t server = c.server_rule(c.blockless_fs[i]);
+        server != kNoRule && rules.groups[r].holder.fallback == HolderFallback::device)
+      wanted[server] = 1;
   }
   if (waiting.empty()) return;
 
@@ -134,7 +164,7 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
     index.for_each(s, [&](uint32_t r) {
       if (!wanted[r]) return;
       if (rules.groups[r].holder.scope == HolderScope::process &&
-          !wanted_process.contains((uint64_t{r} << 32) | static_cast<uint32_t>(s.pid)))
+          !wanted_process.contains((uint64_t{r} << 32) | static_cast<uint32_t>(c.lock_process[i])))
         return;
       Key k = key_for(c, i, r);
       auto [it, inserted] = cand_index.try_emplace(k, static_cast<uint32_t>(cands.size()));
@@ -162,16 +192,19 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
 
   struct Pick {
     const Candidate* cand;
-    bool assumed;
+    bool assumed;         // the holder's instance is not sure
+    bool assumed_one_fs;  // because a device was not known
   };
   std::vector<Pick> picks;
   const std::vector<uint32_t> none;
-  for (const auto& [k, w] : waiting) {
-    const HolderRule& h = rules.groups[k.rule].holder;
+  // Joins the waiters `w` under key `k` to the sampled holders of `rule`; false when
+  // there are none.
+  auto join = [&](const Key& k, const Waiting& w, uint32_t rule) {
+    const HolderRule& h = rules.groups[rule].holder;
     const bool device_scope = h.scope == HolderScope::device;
-    const std::vector<uint32_t>* list = &by_rule[k.rule];
+    const std::vector<uint32_t>* list = &by_rule[rule];
     if (h.scope == HolderScope::process) {
-      auto it = by_process.find((uint64_t{k.rule} << 32) | static_cast<uint32_t>(k.tgid));
+      auto it = by_process.find((uint64_t{rule} << 32) | static_cast<uint32_t>(k.tgid));
       list = it == by_process.end() ? &none : &it->second;
     }
     picks.clear();
@@ -179,12 +212,16 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
       const Candidate& cand = cands[ci];
       if (cand.key.node == k.node)
         continue;  // a holder waiting in the same group holds nothing of it
-      bool assumed = false;
+      bool assumed = false, one_fs = false;
       if (device_scope) {
-        if (k.device && cand.key.device && k.device != cand.key.device) continue;
-        assumed = !k.device || !cand.key.device || w.device_assumed || cand.device_assumed;
+        if (!same_place(k, cand.key)) continue;
+        // Two tasks on file systems of one type without a block device may be on two
+        // mounts of it: assumed, but no device was missing.
+        one_fs = (!k.device && !k.blockless) || (!cand.key.device && !cand.key.blockless) ||
+                 w.device_assumed || cand.device_assumed;
+        assumed = one_fs || !k.device || !cand.key.device;
       }
-      picks.push_back({&cand, assumed});
+      picks.push_back({&cand, assumed, one_fs});
     }
     // The heaviest holders only: a rule that selects many (every thread of a process)
     // must not fan out into an edge to every group.
@@ -199,13 +236,34 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
     for (const Pick& p : picks) {
       const double weight = total > 0 ? w.weight * p.cand->samples / total : 0;
       edges.add(k.node, p.cand->key.node, weight, p.assumed ? Confidence::assumed : h.confidence,
-                p.assumed, h.label, &p.cand->tasks, total > 0 ? w.weight / total : 0);
+                p.assumed_one_fs, h.label, &p.cand->tasks, total > 0 ? w.weight / total : 0);
     }
-    if (!picks.empty() || h.fallback == HolderFallback::none) continue;
-    const bool assumed = device_scope && (!k.device || w.device_assumed);
+    return !picks.empty();
+  };
+  auto fall_back = [&](const Key& k, const Waiting& w, uint32_t rule) {
+    const HolderRule& h = rules.groups[rule].holder;
+    const bool assumed =
+        h.scope == HolderScope::device && ((!k.device && !k.blockless) || w.device_assumed);
     const uint32_t to = h.fallback == HolderFallback::device ? c.device_node(k.device)
-                                                             : c.unseen_node(k.rule, k.device);
+                                                             : c.unseen_node(rule, k.device);
     edges.add(k.node, to, w.weight, assumed ? Confidence::assumed : h.confidence, assumed, h.label);
+  };
+  for (const auto& [k, w] : waiting) {
+    const HolderRule& h = rules.groups[k.rule].holder;
+    if (join(k, w, k.rule) || h.fallback == HolderFallback::none) continue;
+    if (h.fallback == HolderFallback::device && k.blockless) {
+      // No block device to fall back to: the server of the file system (the FUSE
+      // daemon), or a holder nobody saw.
+      const uint32_t server = c.server_rule(k.blockless);
+      if (server == kNoRule) {
+        const uint32_t to = h.unseen.empty() ? c.device_node(0) : c.unseen_node(k.rule, 0);
+        edges.add(k.node, to, w.weight, Confidence::assumed, false, h.label);
+      } else if (!join(k, w, server) && rules.groups[server].holder.fallback != HolderFallback::none) {
+        fall_back(k, w, server);
+      }
+      continue;
+    }
+    fall_back(k, w, k.rule);
   }
 }
 

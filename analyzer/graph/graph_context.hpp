@@ -95,6 +95,12 @@ struct Context {
   // Per unit.
   std::vector<uint32_t> device;
   std::vector<uint8_t> device_assumed;
+  // The type of the file system its file is on when that has no block device ("fuse.sshfs",
+  // "tmpfs"); 0 otherwise. Such a task is on no block device at all.
+  std::vector<StrId> blockless_fs;
+  // The process whose locks it waits on: its own, or the one whose /proc/<pid>/ file it
+  // reads (a remote access takes the target's mmap_lock).
+  std::vector<int32_t> lock_process;
   std::vector<uint32_t> node;
 
   // A sample's share of the graph's weight: average blocked threads when timed.
@@ -112,11 +118,15 @@ struct Context {
   }
   bool idle_node(uint32_t node) const;
   bool role_node(uint32_t node) const;
+  // The group whose holder serves the requests of file system `fs` (its `filesystems`),
+  // or kNoRule.
+  uint32_t server_rule(StrId fs) const;
 
  private:
   uint32_t add_node(GraphNode n);
   std::unordered_map<uint64_t, uint32_t> group_nodes_, device_nodes_, unseen_nodes_;
   std::unordered_map<TaskKey, uint32_t, TaskKeyHash> task_nodes_;
+  mutable std::unordered_map<StrId, uint32_t> server_rules_;
 };
 
 // Collects edges: parallel contributions are summed into one edge.
@@ -179,6 +189,7 @@ class HolderIndex {
 // The steps of build_graph(), in order.
 void group_samples(Context& c);    // units.cpp
 void resolve_devices(Context& c);  // devices.cpp
+void resolve_processes(Context& c);  // processes.cpp
 void place_samples(Context& c);    // nodes.cpp
 void add_edges(Context& c);        // edges.cpp: kernel facts, then holder rules
 void find_chains(Context& c);      // chains.cpp

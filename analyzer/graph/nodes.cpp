@@ -28,6 +28,9 @@ void place_samples(Context& c) {
   for (uint32_t g = 0; g < split.size(); ++g) split[g] = per_device(c, g);
   // The node of each group on the device seen last: most samples hit it.
   std::vector<std::pair<uint32_t, uint32_t>> last(c.cls.groups.size(), {UINT32_MAX, 0});
+  // A node that is not split by device still has one when every sample whose device is
+  // known is on it (for its subject: "dirty page writeback of loop0"); UINT32_MAX: several.
+  std::vector<uint32_t> common;
   c.node.resize(c.units.size());
   for (uint32_t i = 0; i < c.units.size(); ++i) {
     const TaskSample& s = c.sample_of(i);
@@ -43,8 +46,14 @@ void place_samples(Context& c) {
     node.device_assumed = node.device_assumed || (split[g] && c.device_assumed[i]);
     if (heavy.size() <= n) heavy.resize(n + 1);
     heavy[n].add(s, c.graph.timed ? u.weight : u.samples);
+    if (!split[g] && c.device[i] != 0 && !c.device_assumed[i]) {
+      if (common.size() <= n) common.resize(n + 1, 0);
+      common[n] = common[n] == 0 || common[n] == c.device[i] ? c.device[i] : UINT32_MAX;
+    }
   }
   for (size_t n = 0; n < heavy.size(); ++n) c.graph.nodes[n].tasks = heavy[n].top(3);
+  for (size_t n = 0; n < common.size(); ++n)
+    if (common[n] != 0 && common[n] != UINT32_MAX) c.graph.nodes[n].device = c.devices[common[n]];
 }
 
 }  // namespace hangscope::graph_impl

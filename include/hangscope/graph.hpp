@@ -74,10 +74,21 @@ struct Deadlock {
 };
 
 // The verdict, in parts that the renderers put into words.
+
+// Who holds or serves what a part of the verdict waits for.
+struct VerdictHolder {
+  std::string label;   // the rule's word for it ("checkpointer"), or the kernel's kind ("mutex")
+  TaskExample task;    // its heaviest task; tid and comm 0 when no task is known
+  std::string place;   // with no task: what serves it, in its node's words ("block device loop0")
+  bool stated = false;  // the kernel said so ("likely owned by", lockdep)
+  bool has_task() const { return task.tid != 0 || task.comm != 0; }
+  bool empty() const { return !has_task() && place.empty() && label.empty(); }
+};
+
 struct VerdictPart {
   double weight = 0;
-  std::string phrase;  // "for log space", "in the rename lock"
-  std::string holder;  // "checkpointer storm-w7 (22800)"; "" when unknown
+  std::string phrase;    // "for log space", "in the rename lock"
+  VerdictHolder holder;  // empty when unknown
 };
 
 struct Finding {
@@ -90,6 +101,11 @@ struct Finding {
   bool holder_unknown = false;      // no rule or kernel line names who holds it
   bool holder_unseen = false;       // a rule names the holder, but none was sampled
   uint32_t root = 0;                // the root node
+  // The waits end at a root role's task (the freezer), which holds what the others wait
+  // for whatever it waits for itself: that task, with the role's title as its label, and
+  // the phrase of its own wait ("for an RCU grace period"; "" when it has none).
+  VerdictHolder root_holder;
+  std::string root_holder_waits;
 };
 
 struct SubsystemShare {
