@@ -83,8 +83,8 @@ TEST(Zoo, EveryScenarioHasCapturesAndKeys) {
     ASSERT_EQ(k.lines.count("scenario"), 1u) << k.path;
     ++takes[k.lines.find("scenario")->second];
   }
-  for (const char* s : {"fuse-stalled", "fsfreeze", "fsfreeze-held", "page-lock",
-                        "page-lock-async"})
+  for (const char* s : {"fuse-stalled", "fsfreeze", "fsfreeze-held", "page-lock", "page-lock-async",
+                        "dir-lock"})
     EXPECT_GE(takes[s], 2) << s << ": a take to write the rules on and one held out";
 }
 
