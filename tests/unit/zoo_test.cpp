@@ -84,7 +84,7 @@ TEST(Zoo, EveryScenarioHasCapturesAndKeys) {
     ++takes[k.lines.find("scenario")->second];
   }
   for (const char* s : {"fuse-stalled", "fsfreeze", "fsfreeze-held", "page-lock", "page-lock-async",
-                        "dir-lock", "mmap-lock", "dirty-throttle", "ext4-storm"})
+                        "dir-lock", "mmap-lock", "dirty-throttle", "ext4-storm", "sync-dead-device"})
     EXPECT_GE(takes[s], 2) << s << ": a take to write the rules on and one held out";
 }
 
