@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "cgroups.hpp"
+#include "fuse_watch.hpp"
 #include "hangscope/capture_writer.hpp"
 #include "mount_table.hpp"
 #include "pressure.hpp"
@@ -120,6 +121,7 @@ struct Candidate {
   int stop = -1;
   bool wants_stop = false;
   bool user_blocked = false;
+  bool fuse_daemon = false;  // a thread of the daemon of a FUSE mount with waiters
 };
 
 // A process stop of this round, and the job that makes it.
@@ -138,6 +140,7 @@ struct Sampler::State {
   std::unique_ptr<TaskTable> table;
   std::unique_ptr<ReaderPool> pool;
   std::shared_ptr<MountTable> mounts;
+  std::unique_ptr<FuseWatch> fuse;
   std::unique_ptr<PressureReader> pressure;
   int64_t start = 0, interval_ns = 0, read_timeout_ns = 0, scan_stall_ns = 0;
   int64_t last_rescan = 0, last_s_scan = 0;
@@ -193,6 +196,9 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
     }
     t.stat_pending.reset();
   }
+  // The threads of the daemon of a FUSE mount with waiters are recorded whatever their
+  // state and the filters (fuse_watch.hpp).
+  const bool daemon = fuse->records(p.pid);
   bool not_run = false;  // schedstat unchanged since the last look
   if (t.sched_fd >= 0 && t.probe_wait > 0) {
     // It ran between its last looks: for a few rounds its stat is read alone (both reads
@@ -225,7 +231,8 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
     else
       t.schedstat.clear();
     if (!not_run) t.wchan_read = false;
-    if (not_run && asleep_unselected(t.last_state) && !t.watched && round_start < t.stat_due_ns &&
+    if (not_run && asleep_unselected(t.last_state) && !t.watched && !daemon &&
+        round_start < t.stat_due_ns &&
         !(s_scan && t.last_state == 'S' && !t.wchan_read && !s_waits.empty())) {
       ++stat_skipped;
       return;
@@ -256,7 +263,7 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
   if (state == 'D') ++stats.uninterruptible;
   bool watched = false;
   std::string wchan;
-  if (!state_selected(o.states, state)) {
+  if (!daemon && !state_selected(o.states, state)) {
     // Sleeping tasks: their wait channel is read at a lower rate, and every round for
     // those found in a wait on the list. One that has not run since its wait channel
     // was read is still in the same wait.
@@ -294,7 +301,7 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
       t.comm = std::string(st->comm);
       t.comm_selected = std::regex_search(t.comm, *comm_re);
     }
-    if (!t.comm_selected) return;
+    if (!t.comm_selected && !daemon) return;
   }
   Candidate c{&p,
               &t,
@@ -308,6 +315,7 @@ void Sampler::State::scan(ProcEntry& p, ThreadEntry& t, int64_t round_start, boo
               nullptr,
               nullptr,
               nullptr};
+  c.fuse_daemon = daemon;
   bool unchanged = not_run;
   if (t.sched_fd < 0) {
     // No descriptor: read by path, for the tasks to be recorded only.
@@ -450,6 +458,7 @@ void Sampler::begin() {
   s.pool = std::make_unique<ReaderPool>(s.opt.reader_threads, s.opt.max_stuck_readers);
   s.scanner = std::make_unique<ScanThread>(s.opt.max_stuck_readers);
   s.mounts = std::make_shared<MountTable>(s.opt.proc_root);
+  s.fuse = std::make_unique<FuseWatch>(s.opt.proc_root);
   s.pressure = std::make_unique<PressureReader>(s.opt.proc_root);
   if (s.opt.user_stacks) {
     UserStackOptions uo;
@@ -548,6 +557,8 @@ RoundStats Sampler::round(bool late) {
     }
   }
   for (Candidate& c : s.cands) s.record(c, stats);
+  s.fuse->end_round(now_ns());
+  for (int pid : s.fuse->recorded()) s.table->add_process(pid);
 
   // Stacks of the round for progress displays.
   std::unordered_map<std::string_view, uint32_t> counts;
@@ -587,6 +598,7 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
   rec.kernel_thread = c.kernel_thread;
   rec.comm = c.comm;
   rec.watched = c.watched;
+  rec.fuse_daemon = c.fuse_daemon;
   rec.time_ns = c.stat_ns - start;
   ctx.ppid = c.ppid;
 
@@ -657,7 +669,9 @@ void Sampler::State::record(Candidate& c, RoundStats& stats) {
     // The wait channel of such a task is not read here: it takes the same lock.
     c.details.reset();  // its job may still be writing them
   }
-  if (!opt.cgroup_prefix.empty() && !t.cgroup.starts_with(opt.cgroup_prefix)) return;
+  if (!opt.cgroup_prefix.empty() && !t.cgroup.starts_with(opt.cgroup_prefix) && !c.fuse_daemon)
+    return;
+  if (d) fuse->waiter(d->location, d->wchan);
 
   std::string container = container_of(t.cgroup);
   std::string_view scname;
@@ -758,7 +772,8 @@ SamplerResult Sampler::end() {
                 {"fd_fallbacks", r.fd_fallbacks},
                 {"details_reused", s.reused_details},
                 {"stat_skipped", s.stat_skipped},
-                {"abandoned_scans", s.scanner ? s.scanner->abandoned() : 0}});
+                {"abandoned_scans", s.scanner ? s.scanner->abandoned() : 0}},
+               s.fuse ? s.fuse->end_fields() : std::vector<std::pair<std::string, std::string>>{});
   return s.result;
 }
 

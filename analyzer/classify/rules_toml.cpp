@@ -184,8 +184,8 @@ class Loader {
 
   HolderRule holder(const toml::table& t) const {
     check_keys(t,
-               {"label", "groups", "frames", "not_frames", "comm", "workqueue", "scope",
-                "confidence", "fallback", "unseen"},
+               {"label", "groups", "frames", "not_frames", "comm", "workqueue", "fuse_daemon",
+                "scope", "confidence", "fallback", "unseen"},
                "[group.holder]");
     HolderRule h;
     h.label = text(t, "label", "[group.holder]");
@@ -197,6 +197,7 @@ class Loader {
     h.not_frames = patterns(t, "not_frames");
     h.comm = patterns(t, "comm", PatternKind::comm);
     h.workqueue = flag(t, "workqueue");
+    h.fuse_daemon = flag(t, "fuse_daemon");
     std::string scope = choice(t, "scope", {"device", "process", "system"});
     h.scope = scope == "device"    ? HolderScope::device
               : scope == "process" ? HolderScope::process
@@ -210,7 +211,8 @@ class Loader {
     h.unseen = text(t, "unseen", "[group.holder]");
     if (h.fallback == HolderFallback::unseen && h.unseen.empty())
       fail(t.source(), "fallback = \"unseen\" needs 'unseen': words for the holder nobody saw");
-    if (h.empty()) fail(t.source(), "a holder needs groups, frames, comm, workqueue or a fallback");
+    if (h.empty())
+      fail(t.source(), "a holder needs groups, frames, comm, workqueue, fuse_daemon or a fallback");
     if (!h.not_frames.empty() && h.frames.empty())
       fail(t.source(), "not_frames only narrow 'frames': give frames too");
     return h;

@@ -34,18 +34,19 @@ class VerdictWriter {
 
   void run() {
     subsystems();
-    std::map<std::pair<uint32_t, std::string>, size_t> index;  // (end, subject) -> finding
+    std::map<std::pair<uint32_t, std::string>, size_t> index;  // (end, subject key) -> finding
     std::vector<Finding>& findings = g_.verdict.findings;
     for (uint32_t v = 0; v < g_.nodes.size(); ++v) {
       if (!victim(v)) continue;
       Path p = primary_path(v);
       if (in_deadlock_[p.culprit]) continue;  // the possible deadlock says it better
-      const std::string subject = subject_of(p.culprit);
-      auto [it, inserted] = index.try_emplace({p.end, subject}, findings.size());
+      const Subject subject = subject_of(p.culprit);
+      auto [it, inserted] = index.try_emplace({p.end, subject.key()}, findings.size());
       if (inserted) {
         findings.emplace_back();
         findings.back().root = p.end;
-        findings.back().subject = subject;
+        findings.back().subject = subject.text;
+        findings.back().subject_holder = subject.holder;
         describe_end(findings.back(), p.end);
       }
       Finding& f = findings[it->second];
@@ -53,7 +54,7 @@ class VerdictWriter {
       if (c_.role_node(v)) continue;  // the subject's own threads
       const GroupRule* rule = c_.rule_of_group(g_.nodes[v].group);
       std::string phrase = rule ? rule->phrase : "in " + c_.cls.groups[g_.nodes[v].group].title;
-      if (subject_of(v) == subject)
+      if (subject_of(v).key() == subject.key())
         merge(f.waits, g_.nodes[v].weight, phrase, holder_of(v));
       else  // behind the subject: named where a task (itself blocked) holds it
         merge(f.behind, g_.nodes[v].weight, phrase, task_holder_of(v));
@@ -107,7 +108,10 @@ class VerdictWriter {
   void describe_end(Finding& f, uint32_t end) const {
     const GraphNode& n = g_.nodes[end];
     const GroupRule* rule = n.kind == NodeKind::group ? c_.rule_of_group(n.group) : nullptr;
-    if ((n.kind == NodeKind::device || n.kind == NodeKind::task) && n.label != f.subject) {
+    if (n.kind == NodeKind::task && f.subject_holder.task.pid != 0 &&
+        n.tasks.front().task.pid == f.subject_holder.task.pid) {
+      // the subject's holder itself (a FUSE daemon found but not sampled)
+    } else if ((n.kind == NodeKind::device || n.kind == NodeKind::task) && n.label != f.subject) {
       f.then = n.label;  // (a holder nobody sampled is named by the parts)
     } else if (rule && rule->root) {
       describe_root_holder(f, end, *rule);
@@ -131,8 +135,9 @@ class VerdictWriter {
       const uint32_t w = c_.cls.wait(s.stack);
       if (w != n.group) waits[w] += c_.units[u].samples;
     }
-    const auto heaviest = std::max_element(
-        waits.begin(), waits.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    const auto heaviest =
+        std::max_element(waits.begin(), waits.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
     if (heaviest == waits.end()) return;
     const GroupRule* rule = c_.rule_of_group(heaviest->first);
     f.root_holder_waits = rule ? rule->phrase : "in " + c_.cls.groups[heaviest->first].title;
@@ -168,39 +173,53 @@ class VerdictWriter {
     return h.has_task() ? h : VerdictHolder{};
   }
 
-  // The subject of a node, in its rule's words: {device} and {holder} filled in. A node
-  // whose waits go to a holder that is not itself waiting and belongs to another rule
-  // (a page lock held for the FUSE daemon's reply, which serves its file system) has
-  // that holder's subject, when its rule gives one.
-  std::string subject_of(uint32_t v) const {
+  // A subject: the rule's words with {device} filled in, and the task its {holder} names.
+  struct Subject {
+    std::string text;
+    SubjectHolder holder;
+    std::string key() const { return text + "#" + std::to_string(holder.task.pid); }
+  };
+
+  // The task a {holder} names: the heaviest holder of v's heaviest edge, as a process,
+  // with the mount it serves and its state where it is a FUSE daemon the sampler found.
+  SubjectHolder subject_holder_of(uint32_t v) const {
+    SubjectHolder h;
+    const GraphEdge* best = heaviest_edge(v);
+    if (best && g_.nodes[best->to].kind == NodeKind::task && !g_.nodes[best->to].tasks.empty())
+      h.task = g_.nodes[best->to].tasks.front().task;  // known, but not sampled
+    else if (best && !best->holders.empty())
+      h.task = best->holders.front().task;
+    if (h.task.pid == 0) h.task.pid = h.task.tid;
+    if (h.task.pid == 0) return h;
+    h.task.tid = h.task.pid;
+    if (const Context::Daemon* d = c_.daemon(h.task.pid)) {
+      h.place = d->mount_point;
+      h.state = d->state;
+      if (d->comm != 0) h.task.comm = d->comm;
+    }
+    return h;
+  }
+
+  // The subject of a node, in its rule's words. A node whose waits go to a holder that
+  // is not itself waiting, found by another group's rule (a page lock held for the FUSE
+  // daemon's reply: the rule of the group that serves its file system), has that
+  // group's subject, when it gives one.
+  Subject subject_of(uint32_t v) const {
     const GraphNode& n = g_.nodes[v];
     const GroupRule* rule = c_.rule_of_group(n.group);
-    if (const GraphEdge* best = heaviest_edge(v)) {
-      const GraphNode& to = g_.nodes[best->to];
-      if (!victim(best->to) && to.rule != kNoRule && to.rule != n.rule &&
-          !c_.rules.groups[to.rule].subject.empty())
-        rule = &c_.rules.groups[to.rule];
+    // (A role's edges come from what its tasks wait for, in other groups' rules: a role
+    // keeps its own subject.)
+    if (const GraphEdge* best = heaviest_edge(v); best && !c_.role_node(v)) {
+      if (!victim(best->to) && best->rule != kNoRule && best->rule != n.rule &&
+          !c_.rules.groups[best->rule].subject.empty())
+        rule = &c_.rules.groups[best->rule];
     }
-    if (!rule || rule->subject.empty()) return c_.cls.groups[n.group].title;
-    std::string text = rule->subject;
-    auto replace = [&](std::string_view key, const std::string& value) {
-      for (size_t at; (at = text.find(key)) != std::string::npos;)
-        text.replace(at, key.size(), value);
-    };
-    replace("{device}", n.device.empty() ? "an unknown device" : n.device);
-    if (text.find("{holder}") != std::string::npos) {
-      const GraphEdge* best = heaviest_edge(v);
-      std::string who;
-      if (best && !best->holders.empty()) {
-        const TaskExample& t = best->holders.front().task;
-        std::string_view comm = c_.capture.strings().get(t.comm);
-        if (t.pid != 0 || t.tid != 0)
-          who = fmt::format("{} (pid {})", comm.empty() ? "?" : comm, t.pid ? t.pid : t.tid);
-      }
-      replace("{holder}", who);
-      while (text.ends_with(' ')) text.pop_back();
-    }
-    return text;
+    if (!rule || rule->subject.empty()) return {c_.cls.groups[n.group].title, {}};
+    Subject out{rule->subject, {}};
+    for (size_t at; (at = out.text.find("{device}")) != std::string::npos;)
+      out.text.replace(at, 8, n.device.empty() ? "an unknown device" : n.device);
+    if (out.text.find("{holder}") != std::string::npos) out.holder = subject_holder_of(v);
+    return out;
   }
 
   static void merge(std::vector<VerdictPart>& parts, double w, const std::string& phrase,
@@ -222,7 +241,8 @@ class VerdictWriter {
     for (Finding& f : all) {
       Finding* same = nullptr;
       for (Finding& o : out)
-        if (o.subject == f.subject) same = &o;
+        if (o.subject == f.subject && o.subject_holder.task.pid == f.subject_holder.task.pid)
+          same = &o;
       if (!same) {
         out.push_back(std::move(f));
         continue;

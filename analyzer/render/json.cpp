@@ -131,7 +131,7 @@ Json verdict(const Report& r) {
   Json findings = Json::array(), subsystems = Json::array();
   for (const Finding& f : v.findings)
     findings.push_back({{"total", f.total},
-                        {"subject", f.subject},
+                        {"subject", subject_words(r.capture, f)},
                         {"waits", parts(f.waits)},
                         {"behind", parts(f.behind)},
                         {"then", f.then},

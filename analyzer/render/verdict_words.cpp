@@ -37,7 +37,9 @@ std::string part(const Report& r, const VerdictPart& p, const Finding& f) {
   const WaitGraph& g = r.graph();
   std::string s = fmt::format("{} {}", amount(g, p.weight), p.phrase);
   const std::string holder = holder_words(r.capture, p.holder);
-  if (!holder.empty() && holder != f.subject && holder != f.then)
+  const bool subjects_own = p.holder.has_task() && p.holder.task.pid != 0 &&
+                            p.holder.task.pid == f.subject_holder.task.pid;
+  if (!holder.empty() && !subjects_own && holder != subject_words(r.capture, f) && holder != f.then)
     s += fmt::format(" ({})", holder);
   return s;
 }
@@ -76,7 +78,8 @@ std::vector<std::string> parts_words(const Report& r, const Finding& f,
 
 std::string finding_line(const Report& r, const Finding& f, size_t max_parts) {
   const WaitGraph& g = r.graph();
-  std::string line = fmt::format("{} {} on {}", amount(g, f.total), what(g, f.total), f.subject);
+  std::string line =
+      fmt::format("{} {} on {}", amount(g, f.total), what(g, f.total), subject_words(r.capture, f));
   std::vector<std::string> direct = parts_words(r, f, f.waits, max_parts, "other waits");
   // Behind parts carry a holder where a task holds them (itself blocked on the way).
   std::vector<std::string> behind = parts_words(r, f, f.behind, 2, "other groups");
@@ -112,7 +115,8 @@ std::vector<std::string> verdict_lines(const Report& r) {
     if (i == 0) {
       lines.push_back(finding_line(r, f, 4));
       if (!f.then.empty())
-        lines.push_back(fmt::format("  {} itself waits for {}", f.subject, f.then));
+        lines.push_back(
+            fmt::format("  {} itself waits for {}", subject_words(r.capture, f), f.then));
       if (f.root_holder.has_task() && !f.root_holder_waits.empty())
         lines.push_back(fmt::format("  the {} {} itself waits {}", f.root_holder.label,
                                     task_label(r.capture, f.root_holder.task),
@@ -126,4 +130,44 @@ std::vector<std::string> verdict_lines(const Report& r) {
   return lines;
 }
 
+namespace {
+
+// ", which is stopped (T)": what a holder's state says of it, where it says something.
+std::string_view state_words(char state) {
+  switch (state) {
+    case 'T':
+      return ", which is stopped (T)";
+    case 't':
+      return ", which is stopped by a debugger (t)";
+    case 'D':
+      return ", which is itself blocked (D)";
+    case 'Z':
+      return ", which has exited (Z)";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
 }  // namespace hangscope::render
+
+namespace hangscope {
+
+std::string subject_words(const Capture& c, const Finding& f) {
+  std::string text = f.subject;
+  const size_t at = text.find("{holder}");
+  if (at == std::string::npos) return text;
+  const SubjectHolder& h = f.subject_holder;
+  std::string who;
+  if (h.task.pid != 0) {
+    who = h.task.comm != 0 ? render::task_label(c, h.task) : fmt::format("pid {}", h.task.pid);
+    if (!h.place.empty()) who += " of " + h.place;
+    who += render::state_words(h.state);
+  }
+  text.replace(at, 8, who);
+  while (text.ends_with(' ')) text.pop_back();
+  return text;
+}
+
+}  // namespace hangscope

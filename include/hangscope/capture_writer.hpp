@@ -53,6 +53,7 @@ struct TaskRecord {
   std::string_view comm;
   std::string_view stack_text;  // the stack file as read: one frame per line
   bool watched = false;         // an S task in a wait on the sampler's list
+  bool fuse_daemon = false;     // a thread of the FUSE daemon of a mount with waiters
   bool no_stack = false;        // the stack was not read (see context.unreadable)
   bool switches_known = false;
   uint64_t voluntary_switches = 0;
@@ -94,9 +95,11 @@ class CaptureWriter {
     e.recorded = recorded;
     end_round(index, e);
   }
-  // Flushes. `counters` (the sampler's: vanished, timed_out, ...) follow as key=value.
+  // Flushes. `counters` (the sampler's: vanished, timed_out, ...) follow as key=value,
+  // then `fields` (words without blanks: the FUSE daemons found).
   void finish(uint64_t rounds, int64_t duration_ns,
-              const std::vector<std::pair<std::string, uint64_t>>& counters = {});
+              const std::vector<std::pair<std::string, uint64_t>>& counters = {},
+              const std::vector<std::pair<std::string, std::string>>& fields = {});
 
  private:
   uint32_t stack_id(std::string_view stack_text);

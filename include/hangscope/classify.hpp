@@ -80,13 +80,17 @@ struct HolderRule {
   std::vector<FramePattern> not_frames;
   std::vector<FramePattern> comm;
   bool workqueue = false;
+  // The FUSE daemon the sampler found serving the waiter's mount (the capture's
+  // end.fuse.<connection> fields): its threads, or the daemon itself where none was
+  // sampled. Waiters on no known mount are joined to any daemon.
+  bool fuse_daemon = false;
   HolderScope scope = HolderScope::device;
   Confidence confidence = Confidence::strong;
   HolderFallback fallback = HolderFallback::none;
   std::string unseen;  // words for a holder that was not sampled ("the FUSE daemon")
   std::string origin;  // "file:line:column" of its `groups`, for messages
   bool selects_tasks() const {
-    return !groups.empty() || !frames.empty() || !comm.empty() || workqueue;
+    return !groups.empty() || !frames.empty() || !comm.empty() || workqueue || fuse_daemon;
   }
   bool empty() const { return !selects_tasks() && fallback == HolderFallback::none; }
 };

@@ -58,4 +58,8 @@ class Renderer {
 std::span<const Renderer* const> renderers();
 const Renderer* find_renderer(std::string_view name);
 
+// The subject of a finding of the verdict in words: its holder in place of {holder}
+// ("the FUSE daemon sshfs (4711) of /mnt/remote, which is stopped (T)").
+std::string subject_words(const Capture& c, const Finding& f);
+
 }  // namespace hangscope

@@ -20,21 +20,28 @@ const std::vector<std::string> kFreezerInRcu = {"synchronize_rcu_normal", "rcu_s
 const std::vector<std::string> kPageWaiter = {"folio_wait_bit_common", "filemap_get_pages",
                                               "filemap_read", "vfs_read", "ksys_read"};
 const std::vector<std::string> kFuseReadahead = {
-    "request_wait_answer", "__fuse_simple_request", "fuse_readahead", "read_pages",
-    "page_cache_ra_unbounded", "filemap_get_pages", "filemap_read", "vfs_read"};
-const std::vector<std::string> kExt4Readahead = {"submit_bio_wait", "ext4_mpage_readpages",
-                                                 "read_pages", "page_cache_ra_unbounded",
+    "request_wait_answer",     "__fuse_simple_request", "fuse_readahead", "read_pages",
+    "page_cache_ra_unbounded", "filemap_get_pages",     "filemap_read",   "vfs_read"};
+const std::vector<std::string> kExt4Readahead = {"submit_bio_wait",   "ext4_mpage_readpages",
+                                                 "read_pages",        "page_cache_ra_unbounded",
                                                  "filemap_get_pages", "filemap_read"};
 const std::vector<std::string> kFuseDaemon = {"fuse_dev_do_read", "fuse_dev_read", "vfs_read"};
-const std::vector<std::string> kRemoteFault = {
-    "filemap_fault", "__do_fault", "do_fault", "__handle_mm_fault", "handle_mm_fault",
-    "__get_user_pages", "get_user_pages_remote", "__access_remote_vm", "mem_rw", "vfs_read"};
+const std::vector<std::string> kRemoteFault = {"filemap_fault",
+                                               "__do_fault",
+                                               "do_fault",
+                                               "__handle_mm_fault",
+                                               "handle_mm_fault",
+                                               "__get_user_pages",
+                                               "get_user_pages_remote",
+                                               "__access_remote_vm",
+                                               "mem_rw",
+                                               "vfs_read"};
 const std::vector<std::string> kMmapWriter = {"vm_mmap_pgoff", "do_syscall_64"};
 const std::vector<std::string> kCmdlineReader = {"__access_remote_vm", "proc_pid_cmdline_read",
                                                  "vfs_read", "ksys_read"};
-const std::vector<std::string> kCreator = {"request_wait_answer", "__fuse_simple_request",
-                                           "fuse_create_open", "fuse_atomic_open", "path_openat",
-                                           "do_filp_open", "do_sys_openat2"};
+const std::vector<std::string> kCreator = {
+    "request_wait_answer", "__fuse_simple_request", "fuse_create_open", "fuse_atomic_open",
+    "path_openat",         "do_filp_open",          "do_sys_openat2"};
 const std::vector<std::string> kCreateWaiter = {"path_openat", "do_filp_open", "do_sys_openat2",
                                                 "__x64_sys_openat"};
 
@@ -48,7 +55,8 @@ TEST(GraphHolders, TheFreezerIsTheHolderAndTheRootWhateverItWaitsFor) {
   TaskCapture m(0.02);
   for (int r = 0; r < 4; ++r) {
     m.round();
-    for (int w = 0; w < 3; ++w) m.task({20 + w, 20 + w, "storm-w" + std::to_string(w), kFrozenWriter});
+    for (int w = 0; w < 3; ++w)
+      m.task({20 + w, 20 + w, "storm-w" + std::to_string(w), kFrozenWriter});
     m.task(TaskSpec{30, 30, "fsfreeze", kFreezerInRcu, "loop0"}.on("/mnt/x", "ext4"));
   }
   Analysis a = m.analyze();
@@ -105,15 +113,15 @@ TEST(GraphHolders, APageLockOfAFuseFileWaitsForTheReaderThenItsDaemon) {
 
   // The subject is the daemon; the page locks wait behind it, named with their holder.
   const Finding& f = a.graph.verdict.findings.at(0);
-  EXPECT_EQ(f.subject, "the FUSE daemon sshfs (pid 50)");
+  EXPECT_EQ(subject_words(m.capture, f), "the FUSE daemon sshfs (50)");
   ASSERT_EQ(f.behind.size(), 1u);
   EXPECT_EQ(f.behind[0].phrase, "for page locks");
   EXPECT_EQ(f.behind[0].holder.label, "reader");
   EXPECT_EQ(f.behind[0].holder.task.tid, 30);
   const std::string text = verdict_text(m, a);
   EXPECT_EQ(text.substr(0, text.find('\n')),
-            "4 blocked tasks wait on the FUSE daemon sshfs (pid 50): 1 for FUSE replies (daemon "
-            "sshfs (50)), 3 for page locks (reader dd (30)) behind them");
+            "4 blocked tasks wait on the FUSE daemon sshfs (50): 1 for FUSE replies, 3 for page "
+            "locks (reader dd (30)) behind them");
 }
 
 TEST(GraphHolders, APageLockWithItsReadInFlightWaitsForTheServerOfItsFileSystem) {
@@ -129,15 +137,16 @@ TEST(GraphHolders, APageLockWithItsReadInFlightWaitsForTheServerOfItsFileSystem)
   const GraphNode& to = a.graph.nodes[out[0]->to];
   EXPECT_EQ(to.kind, NodeKind::unseen);
   EXPECT_EQ(builtin_rules().groups[to.rule].name, "fuse:request");
-  EXPECT_EQ(a.graph.verdict.findings.at(0).subject, "the FUSE daemon");
+  EXPECT_EQ(subject_words(m.capture, a.graph.verdict.findings.at(0)), "the FUSE daemon");
 
   // With the daemon sampled, the waits go to its threads.
   m.task({50, 50, "sshfs", kFuseDaemon});
   Analysis b = m.analyze();
-  const GraphEdge* e = edge_of(b, node_of(b, "folio-lock:filemap_get_pages"), node_of(b, "fuse:daemon"));
+  const GraphEdge* e =
+      edge_of(b, node_of(b, "folio-lock:filemap_get_pages"), node_of(b, "fuse:daemon"));
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->reason, "daemon");
-  EXPECT_EQ(b.graph.verdict.findings.at(0).subject, "the FUSE daemon sshfs (pid 50)");
+  EXPECT_EQ(subject_words(m.capture, b.graph.verdict.findings.at(0)), "the FUSE daemon sshfs (50)");
   EXPECT_EQ(b.graph.verdict.findings.at(0).waits.at(0).phrase, "for page locks");
 }
 
@@ -184,8 +193,82 @@ TEST(GraphHolders, ADirectoryLockHeldByAFuseCreateWaitsForTheCreatorThenTheDaemo
   EXPECT_EQ(e->reason, "directory operation");
   EXPECT_EQ(e->holders.at(0).task.tid, 10);
   const Finding& f = a.graph.verdict.findings.at(0);
-  EXPECT_EQ(f.subject, "the FUSE daemon");
+  EXPECT_EQ(subject_words(m.capture, f), "the FUSE daemon");
   ASSERT_EQ(f.behind.size(), 1u);
   EXPECT_EQ(f.behind[0].phrase, "in directory locks");
   EXPECT_EQ(f.behind[0].holder.task.tid, 10);
+}
+
+namespace {
+
+const std::vector<std::string> kStopped = {"do_signal_stop", "get_signal",
+                                           "arch_do_signal_or_restart", "exit_to_user_mode_loop"};
+const std::vector<std::string> kFuseRead = {"request_wait_answer", "__fuse_simple_request",
+                                            "fuse_direct_io", "fuse_file_read_iter", "vfs_read"};
+
+}  // namespace
+
+TEST(GraphHolders, TheFuseDaemonTheSamplerFoundIsNamedWithItsMountAndState) {
+  // Two FUSE mounts with their daemons, as the sampler's end line names them; one daemon
+  // stopped (its threads in do_signal_stop, not on /dev/fuse), the other asleep on it.
+  TaskCapture m(0.02);
+  m.capture.sources[0].header["end.fuse.39"] = "50,/mnt/remote";
+  m.capture.sources[0].header["end.fuse.40"] = "60,/mnt/other\\x20one";
+  for (int r = 0; r < 3; ++r) {
+    m.round();
+    for (int w = 0; w < 3; ++w)
+      m.task(TaskSpec{20 + w, 20 + w, "cat", kFuseRead}.on("/mnt/remote/f", "fuse.sshfs"));
+    m.task(TaskSpec{30, 30, "ls", kFuseRead}.on("/mnt/other one/g", "fuse.sshfs"));
+    TaskSpec main{50, 50, "sshfs", kStopped}, worker{50, 51, "sshfs", kStopped};
+    main.state = worker.state = 'T';
+    m.task(main);
+    m.task(worker);
+    TaskSpec other{60, 61, "sshfs", kFuseDaemon};
+    other.state = 'S';
+    m.task(other);
+  }
+  Analysis a = m.analyze();
+  // A node of waiters per mount, each waiting for its own mount's daemon.
+  std::vector<const GraphEdge*> out;
+  for (uint32_t v = 0; v < a.graph.nodes.size(); ++v) {
+    const GraphNode& n = a.graph.nodes[v];
+    if (n.kind != NodeKind::group || a.classification.groups[n.group].name != "fuse:request")
+      continue;
+    EXPECT_TRUE(n.label == "fuse:request@/mnt/remote" || n.label == "fuse:request@/mnt/other one")
+        << n.label;
+    for (const GraphEdge* e : edges_from(a, v)) out.push_back(e);
+  }
+  ASSERT_EQ(out.size(), 2u);
+  for (const GraphEdge* e : out) {
+    ASSERT_FALSE(e->holders.empty());
+    const int daemon = e->holders[0].task.pid;
+    EXPECT_TRUE(daemon == 50 || daemon == 60);
+    EXPECT_DOUBLE_EQ(e->weight, daemon == 50 ? 3 : 1);
+    EXPECT_TRUE(a.graph.nodes[e->to].serving);  // the daemon holds, waits for nothing
+  }
+  const Finding& f = a.graph.verdict.findings.at(0);
+  EXPECT_EQ(subject_words(m.capture, f),
+            "the FUSE daemon sshfs (50) of /mnt/remote, which is stopped (T)");
+  const std::string text = verdict_text(m, a);
+  EXPECT_EQ(text.substr(0, text.find('\n')),
+            "3.0 blocked threads wait on the FUSE daemon sshfs (50) of /mnt/remote, which is "
+            "stopped (T): 3.0 for FUSE replies");
+  ASSERT_EQ(a.graph.verdict.findings.size(), 2u);
+  EXPECT_EQ(subject_words(m.capture, a.graph.verdict.findings[1]),
+            "the FUSE daemon sshfs (60) of /mnt/other one");
+  // Its threads, asleep or stopped, are nobody's victims.
+  EXPECT_EQ(a.graph.verdict.findings[0].total + a.graph.verdict.findings[1].total, 4);
+}
+
+TEST(GraphHolders, AFuseDaemonFoundButNotSampledIsNamedAsATaskOfItsOwn) {
+  TaskCapture m;
+  m.capture.sources[0].header["end.fuse.39"] = "50,/mnt/remote";
+  m.task(TaskSpec{20, 20, "cat", kFuseRead}.on("/mnt/remote/f", "fuse.sshfs"));
+  Analysis a = m.analyze();
+  auto out = edges_from(a, node_of(a, "fuse:request"));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(a.graph.nodes[out[0]->to].kind, NodeKind::task);
+  const Finding& f = a.graph.verdict.findings.at(0);
+  EXPECT_EQ(subject_words(m.capture, f), "the FUSE daemon pid 50 of /mnt/remote");
+  EXPECT_FALSE(f.holder_unseen);
 }

@@ -83,8 +83,9 @@ TEST(Zoo, EveryScenarioHasCapturesAndKeys) {
     ASSERT_EQ(k.lines.count("scenario"), 1u) << k.path;
     ++takes[k.lines.find("scenario")->second];
   }
-  for (const char* s : {"fuse-stalled", "fsfreeze", "fsfreeze-held", "page-lock", "page-lock-async",
-                        "dir-lock", "mmap-lock", "dirty-throttle", "ext4-storm", "sync-dead-device"})
+  for (const char* s :
+       {"fuse-stalled", "fsfreeze", "fsfreeze-held", "page-lock", "page-lock-async", "dir-lock",
+        "mmap-lock", "dirty-throttle", "ext4-storm", "sync-dead-device"})
     EXPECT_GE(takes[s], 2) << s << ": a take to write the rules on and one held out";
 }
 
@@ -120,13 +121,15 @@ TEST(Zoo, OpeningLinesNameTheDominantWaitAndItsHolderOrRoot) {
         const std::string comm = value.substr(0, sp);
         bool named = false;
         std::string tids = value.substr(sp + 1) + ",";
-        for (size_t at = 0, comma; (comma = tids.find(',', at)) != std::string::npos; at = comma + 1)
-          named = named || opening.find(fmt::format("{} ({})", comm, tids.substr(at, comma - at))) !=
-                               std::string::npos;
+        for (size_t at = 0, comma; (comma = tids.find(',', at)) != std::string::npos;
+             at = comma + 1)
+          named = named || opening.find(fmt::format(
+                               "{} ({})", comm, tids.substr(at, comma - at))) != std::string::npos;
         EXPECT_TRUE(named) << "holder " << value << " not named";
       } else if (what == "root") {
-        EXPECT_NE(first.subject.find(value), std::string::npos)
-            << "subject '" << first.subject << "', not " << value;
+        const std::string subject = subject_words(c, first);
+        EXPECT_NE(subject.find(value), std::string::npos)
+            << "subject '" << subject << "', not " << value;
       } else if (what == "not") {
         EXPECT_EQ(opening.find(value), std::string::npos) << "false root: " << value;
       }

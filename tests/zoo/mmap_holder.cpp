@@ -109,8 +109,10 @@ int main(int argc, char** argv) {
   g_mem = open("/proc/self/mem", O_RDONLY);
   if (g_mem < 0) die("/proc/self/mem");
 
-  static Waiter waiters[] = {{"zoo-remote", remote},     {"zoo-mmap", do_mmap},
-                             {"zoo-munmap", do_munmap},  {"zoo-mprotect", do_mprotect},
+  static Waiter waiters[] = {{"zoo-remote", remote},
+                             {"zoo-mmap", do_mmap},
+                             {"zoo-munmap", do_munmap},
+                             {"zoo-mprotect", do_mprotect},
                              {"zoo-brk", do_brk}};
   for (Waiter& w : waiters) {
     std::thread([&w] {
@@ -128,7 +130,8 @@ int main(int argc, char** argv) {
   }
   for (const Waiter& w : waiters) {
     char line[64];
-    const int n = std::snprintf(line, sizeof line, "%s %d\n", w.name, static_cast<int>(w.tid.load()));
+    const int n =
+        std::snprintf(line, sizeof line, "%s %d\n", w.name, static_cast<int>(w.tid.load()));
     (void)!write(1, line, static_cast<size_t>(n));
   }
   for (;;) pause();
