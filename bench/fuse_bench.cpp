@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "fuse_watch.hpp"
+#include "support/blocked_task.hpp"
+#include "task_details.hpp"
 
 namespace {
 
@@ -62,8 +64,50 @@ void BM_ListProc(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(list_proc());
 }
 
+// What the FUSE detail adds per blocked task, beside what reading a blocked task's
+// details costs without it (a real task in D: a vfork parent). A waiter on a FUSE file:
+// its connection as a context field, and its note to the watch; a task on ext4: the
+// check of its file system only.
+void BM_TaskDetails(benchmark::State& state) {
+  hangscope::testing::BlockedTask blocked(60'000);
+  hangscope::sampler::DetailRequest rq;
+  rq.proc_root = "/proc";
+  rq.pid = rq.tid = blocked.pid();
+  rq.mounts = std::make_shared<hangscope::sampler::MountTable>("/proc");
+  for (auto _ : state) {
+    hangscope::sampler::TaskDetails d;
+    hangscope::sampler::read_task_details(rq, d);
+    benchmark::DoNotOptimize(d.stack.data());
+  }
+}
+
+hangscope::sampler::FileLocation location(bool fuse) {
+  hangscope::sampler::FileLocation loc;
+  loc.fstype = fuse ? "fuse.sshfs" : "ext4";
+  loc.device = fuse ? "" : "loop0";
+  loc.mount_point = "/mnt/remote";
+  loc.major = fuse ? 0 : 7;
+  loc.minor = fuse ? 39 : 0;
+  return loc;
+}
+
+void BM_FuseDetail(benchmark::State& state) {
+  const bool fuse = state.range(0) != 0;
+  hangscope::sampler::FuseWatch watch("/proc");
+  const hangscope::sampler::FileLocation loc = location(fuse);
+  for (auto _ : state) {
+    hangscope::sampler::TaskDetails d;
+    d.location = loc;
+    hangscope::sampler::read_fuse_detail(d);
+    watch.waiter(d.location, "request_wait_answer");
+    benchmark::DoNotOptimize(d.extra.data());
+  }
+}
+
 }  // namespace
 
+BENCHMARK(BM_TaskDetails)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_FuseDetail)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_ListProc)->Arg(0)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_FindFuseDaemons)->Arg(0)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_ListProc)->Arg(1000)->Unit(benchmark::kMillisecond);

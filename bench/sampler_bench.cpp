@@ -1,18 +1,28 @@
 // The cost of one sampling pass over every thread of the machine, for hangscope's
 // sampler and for a plain open/read/close loop (what most /proc samplers do), side by
-// side in one run, with 1,000 and then 5,000 sleeping threads of its own plus a few
-// tasks in D state (vfork parents). Two kinds of figures:
+// side in one run, with 1,000 and then 5,000 threads of a population process plus a few
+// tasks in D state (vfork parents). Two populations of each size:
+//   - sleepers: every thread sleeps all along;
+//   - waking: a fifth of the threads wake every 50 ms (the rest sleep), so that the
+//     figures also cover threads that run between two passes (schedstat spares only
+//     the threads that did not).
+// Two kinds of figures:
 //   - per pass: CPU time of the whole process per pass, and per thread present;
 //   - at a rate: a real run at 100 Hz (1,000 threads) and 10 Hz (5,000 threads) for a
 //     few seconds, and the CPU it took per second of sampling (1.0 = one core).
-// CPU is process CPU (getrusage), so the sampler's scan and reader threads count.
+// CPU is this process's (getrusage), so the sampler's scan and reader threads count and
+// the population's own wake-ups (another process) do not.
 //
 //   build/bench/hangscope_sampler_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -45,37 +55,115 @@ double wall_seconds() {
   return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-// Threads of this process that sleep (S) until the process exits, with small stacks.
-class SleepingThreads {
+// The threads the passes look at, in a process of their own (forked before this one
+// starts any thread), so that the CPU of those that wake is not counted as the
+// sampler's. Commands go down a pipe: grow to N threads, and whether every fifth one
+// wakes every 50 ms; the answer comes back once every thread has started.
+class Population {
  public:
-  void grow_to(size_t n) {
+  void start() {
+    int down[2], up[2];
+    if (pipe(down) != 0 || pipe(up) != 0) return;
+    pid_ = fork();
+    if (pid_ == 0) {
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      close(down[1]);
+      close(up[0]);
+      serve(down[0], up[1]);
+    }
+    close(down[0]);
+    close(up[1]);
+    to_ = down[1];
+    from_ = up[0];
+  }
+  void set(uint32_t threads, bool waking) {
+    if (threads == threads_ && waking == waking_) return;
+    uint32_t cmd[2] = {threads, waking ? 1u : 0u};
+    char ack;
+    if (write(to_, cmd, sizeof cmd) != sizeof cmd || read(from_, &ack, 1) != 1) return;
+    threads_ = threads;
+    waking_ = waking;
+  }
+  void end() {
+    if (pid_ <= 0) return;
+    kill(pid_, SIGKILL);  // only the process this object started
+    waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+ private:
+  // The generation of the command in force (times two), plus one when the wakers wake.
+  static inline std::atomic<uint32_t> mode_{0};
+  static inline std::atomic<uint32_t> started_{0};
+
+  static void futex_wait(std::atomic<uint32_t>& word, uint32_t seen) {
+    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAIT_PRIVATE, seen, nullptr,
+            nullptr, 0);
+  }
+  static void futex_wake_all(std::atomic<uint32_t>& word) {
+    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&word), FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr,
+            nullptr, 0);
+  }
+
+  // Thread `index`: asleep in a futex wait, or, when it is a waker and the wakers wake,
+  // asleep until its next 50 ms slot (the slots of the wakers spread over the 50 ms).
+  static void* thread_main(void* arg) {
+    const uint32_t index = static_cast<uint32_t>(reinterpret_cast<uintptr_t>(arg));
+    started_.fetch_add(1);
+    futex_wake_all(started_);
+    constexpr int64_t kPeriod = 50'000'000;
+    for (;;) {
+      const uint32_t m = mode_.load();
+      if (!(m & 1) || index % 5 != 0) {
+        futex_wait(mode_, m);
+        continue;
+      }
+      timespec t{};
+      clock_gettime(CLOCK_MONOTONIC, &t);
+      int64_t next = (t.tv_sec * 1'000'000'000LL + t.tv_nsec) / kPeriod * kPeriod + kPeriod +
+                     (index / 5) % 50 * (kPeriod / 50);
+      while (mode_.load() == m) {
+        timespec ts{static_cast<time_t>(next / 1'000'000'000),
+                    static_cast<long>(next % 1'000'000'000)};
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+        next += kPeriod;
+      }
+    }
+    return nullptr;
+  }
+
+  [[noreturn]] static void serve(int in, int out) {
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 64 * 1024);
-    while (threads_.size() < n) {
-      pthread_t t;
-      if (pthread_create(
-              &t, &attr,
-              [](void*) -> void* {
-                for (;;) pause();
-              },
-              nullptr) != 0)
-        break;
-      threads_.push_back(t);
+    uint32_t made = 0;
+    for (uint32_t cmd[2]; read(in, cmd, sizeof cmd) == sizeof cmd;) {
+      for (; made < cmd[0]; ++made) {
+        pthread_t t;
+        if (pthread_create(&t, &attr, thread_main, reinterpret_cast<void*>(uintptr_t{made})) != 0)
+          break;
+      }
+      for (uint32_t n; (n = started_.load()) < made;) futex_wait(started_, n);
+      mode_.store(((mode_.load() >> 1) + 1) << 1 | (cmd[1] & 1));
+      futex_wake_all(mode_);
+      char ack = 1;
+      if (write(out, &ack, 1) != 1) break;
     }
-    pthread_attr_destroy(&attr);
+    _exit(0);
   }
-  size_t size() const { return threads_.size(); }
 
- private:
-  std::vector<pthread_t> threads_;
+  pid_t pid_ = -1;
+  int to_ = -1, from_ = -1;
+  uint32_t threads_ = 0;
+  bool waking_ = false;
 };
 
-SleepingThreads g_threads;
+Population g_population;
 std::vector<std::unique_ptr<testing::BlockedTask>> g_blocked;
 
-void setup(size_t threads) {
-  g_threads.grow_to(threads);
+// Benchmark arguments: threads, then the share of them that wake (0 or 20 percent).
+void setup(const benchmark::State& state) {
+  g_population.set(static_cast<uint32_t>(state.range(0)), state.range(1) != 0);
   if (g_blocked.empty()) {
     for (int i = 0; i < 8; ++i)
       g_blocked.push_back(std::make_unique<testing::BlockedTask>(600'000));
@@ -130,20 +218,30 @@ void report_pass(benchmark::State& state, double cpu, size_t passes, size_t thre
   state.counters["us_per_thread"] = per_pass * 1e6 / threads;
 }
 
+// Passes back to back, or `gap` ms apart (the third argument): passes back to back
+// find few wakers run since the last, passes 50 ms apart find every one of them run.
+void paced(benchmark::State& state) {
+  if (state.range(2) <= 0) return;
+  state.PauseTiming();
+  usleep(static_cast<useconds_t>(state.range(2) * 1000));
+  state.ResumeTiming();
+}
+
 void BM_NaivePass(benchmark::State& state) {
-  setup(static_cast<size_t>(state.range(0)));
+  setup(state);
   std::string buf;
   size_t threads = 0, passes = 0;
   double cpu0 = cpu_seconds();
   for (auto _ : state) {
     threads = naive_pass(buf);
     ++passes;
+    paced(state);
   }
   report_pass(state, cpu_seconds() - cpu0, passes, threads);
 }
 
 void BM_HangscopePass(benchmark::State& state) {
-  setup(static_cast<size_t>(state.range(0)));
+  setup(state);
   DevNull out;
   CaptureWriter writer(out.fd);
   SamplerOptions so;
@@ -155,6 +253,7 @@ void BM_HangscopePass(benchmark::State& state) {
   for (auto _ : state) {
     threads = sampler.round().threads;
     ++passes;
+    paced(state);
   }
   report_pass(state, cpu_seconds() - cpu0, passes, threads);
   sampler.end();
@@ -162,9 +261,8 @@ void BM_HangscopePass(benchmark::State& state) {
 
 // A real run at `hz` for a few seconds: CPU per second of sampling.
 void at_rate(benchmark::State& state, bool hangscope) {
-  const size_t threads = static_cast<size_t>(state.range(0));
-  const int hz = static_cast<int>(state.range(1));
-  setup(threads);
+  const int hz = static_cast<int>(state.range(2));
+  setup(state);
   const double seconds = 3;
   for (auto _ : state) {
     double cpu0 = cpu_seconds(), wall0 = wall_seconds();
@@ -214,33 +312,35 @@ void at_rate(benchmark::State& state, bool hangscope) {
 void BM_HangscopeAtRate(benchmark::State& state) { at_rate(state, true); }
 void BM_NaiveAtRate(benchmark::State& state) { at_rate(state, false); }
 
-}  // namespace
+// Arguments: threads, share of them waking (percent), then the gap between passes (ms)
+// or the rate (Hz).
+void add_passes(int64_t threads, int64_t waking, int64_t gap_ms) {
+  for (auto* b : {benchmark::RegisterBenchmark("BM_NaivePass", BM_NaivePass),
+                  benchmark::RegisterBenchmark("BM_HangscopePass", BM_HangscopePass)}) {
+    b->Args({threads, waking, gap_ms})->Unit(benchmark::kMillisecond);
+    if (gap_ms > 0) b->Iterations(40);  // 2 s of passes
+  }
+}
 
-// 1,000 threads first, then 5,000: the sleeping threads are only ever added.
-BENCHMARK(BM_NaivePass)->Arg(1000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_HangscopePass)->Arg(1000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_NaiveAtRate)
-    ->Args({1000, 100})
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kSecond);
-BENCHMARK(BM_HangscopeAtRate)
-    ->Args({1000, 100})
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kSecond);
-BENCHMARK(BM_NaivePass)->Arg(5000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_HangscopePass)->Arg(5000)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_NaiveAtRate)
-    ->Args({5000, 10})
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kSecond);
-BENCHMARK(BM_HangscopeAtRate)
-    ->Args({5000, 10})
-    ->Iterations(1)
-    ->UseManualTime()
-    ->Unit(benchmark::kSecond);
+void add_at_rate(int64_t threads, int64_t waking, int64_t hz) {
+  for (auto* b : {benchmark::RegisterBenchmark("BM_NaiveAtRate", BM_NaiveAtRate),
+                  benchmark::RegisterBenchmark("BM_HangscopeAtRate", BM_HangscopeAtRate)})
+    b->Args({threads, waking, hz})->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+}
+
+// 1,000 threads first, then 5,000 (the population only grows): sleepers, passes back to
+// back and 50 ms apart; the same threads with a fifth of them waking every 50 ms, passes
+// 50 ms apart; each population at a rate.
+void add_benchmarks() {
+  for (int64_t threads : {1000, 5000}) {
+    const int64_t hz = threads == 1000 ? 100 : 10;
+    add_passes(threads, 0, 0);
+    add_passes(threads, 0, 50);
+    add_at_rate(threads, 0, hz);
+    add_passes(threads, 20, 50);
+    add_at_rate(threads, 20, hz);
+  }
+}
 
 // The vfork children of the blocked tasks outlive their parents (they sleep for the
 // whole hold): end them first, by the pids their parents list.
@@ -253,11 +353,16 @@ void end_blocked_tasks() {
   g_blocked.clear();
 }
 
+}  // namespace
+
 int main(int argc, char** argv) {
+  g_population.start();  // before this process starts any thread
+  add_benchmarks();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   end_blocked_tasks();
+  g_population.end();
   return 0;
 }

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "hangscope/model.hpp"
+#include "input_options.hpp"
+#include "output_options.hpp"
 
 namespace hangscope::cli {
 
@@ -17,20 +19,10 @@ inline constexpr int kUsage = 2;
 
 struct ReportOptions {
   std::vector<std::string> inputs;
-  std::string format = "text";
-  std::string output;        // empty: standard output
-  std::string input_format;  // empty: detect
-  // Pictures and exports (svg, html, speedscope, pprof).
-  std::string title;
-  unsigned width = 0;           // 0: fill the window
-  std::string min_width = "1";  // pixels, or "N%" of the whole
-  bool icicle = false;
-  std::string color_by = "group";     // group | subsystem
-  std::string sort = "name";          // name | count
-  std::string root = "none";          // none | comm | group
+  InputOptions input;
+  OutputOptions output;
   std::string split = "group";        // speedscope profiles: group | input
-  std::string graph_layout = "auto";  // auto | dot | builtin
-  std::string rules;                  // a rule file added to the built-in rules; empty: none
+  std::string graph_layout = "auto";  // html: auto | dot | builtin
 };
 
 struct RecordOptions {
@@ -50,31 +42,37 @@ struct RecordOptions {
   double read_timeout_ms = 0;       // 0: automatic
   bool user_stacks = false;         // also the user-space stacks (docs/user-stacks.md)
   double user_stack_budget_ms = 0;  // 0: automatic
-  ReportOptions report;             // how to report when there is no -o
+  ReportOptions report;             // how to report when there is no -o (its rules)
 };
 
 struct DiffArgs {
   std::vector<std::string> base;
   std::vector<std::string> target;
-  std::string format = "text";
-  std::string output;
+  InputOptions input;
+  OutputOptions output;
   unsigned resamples = 2000;
   std::string basis = "auto";
-  std::string title;
+  std::vector<std::string> fail_if_grows;  // GROUP[=AMOUNT], for git bisect run
 };
 
 // record.cpp
 CLI::App* add_record(CLI::App& app, RecordOptions& opts);
+// The options of record, on `cmd`: also those of hangscope alone.
+void add_record_options(CLI::App& cmd, RecordOptions& opts);
 int run_record(const RecordOptions& opts, const std::string& command_line);
 
 // diff.cpp
 CLI::App* add_diff(CLI::App& app, DiffArgs& opts);
 int run_diff(const DiffArgs& opts);
 
+// completion_command.cpp: `completion bash|zsh`, hidden from --help.
+CLI::App* add_completion(CLI::App& app, std::string& shell);
+int run_completion(const CLI::App& app, const std::string& shell);
+
 // report.cpp
 CLI::App* add_report(CLI::App& app, ReportOptions& opts);
 int run_report(const ReportOptions& opts);
-// Analyses a capture that is already read and writes the report in opts.format.
-int report_capture(const Capture& capture, const ReportOptions& opts);
+// Analyses a capture that is already read, by `rules`, and writes the report.
+int report_capture(const Capture& capture, const ReportOptions& opts, const RuleSet& rules);
 
 }  // namespace hangscope::cli

@@ -1,9 +1,10 @@
 // hangscope diff: compare captures of two kernels (or before and after a patch).
+#include "hangscope/diff.hpp"
+
 #include <fmt/format.h>
 
 #include "commands.hpp"
 #include "hangscope/analysis.hpp"
-#include "hangscope/diff.hpp"
 #include "hangscope/diff_render.hpp"
 #include "hangscope/flame_compare.hpp"
 #include "hangscope/ingest.hpp"
@@ -15,20 +16,13 @@ CLI::App* add_diff(CLI::App& app, DiffArgs& opts) {
   CLI::App* cmd = app.add_subcommand(
       "diff", "Compare two sets of captures: which waits grew, by how much, how sure");
   cmd->add_option("--base", opts.base, "Captures or dumps of the base (one or more runs)")
+      ->type_name("FILE")
       ->required();
   cmd->add_option("--target", opts.target, "Captures or dumps of the target (one or more runs)")
+      ->type_name("FILE")
       ->required();
-  std::vector<std::string> formats;
-  std::string help = "Output format:";
-  for (const DiffRenderer* r : diff_renderers()) {
-    formats.emplace_back(r->name());
-    help += fmt::format("\n  {:<8} {}", r->name(), r->description());
-  }
-  cmd->add_option("-f,--format", opts.format, help)
-      ->check(CLI::IsMember(formats))
-      ->capture_default_str();
-  cmd->add_option("-o,--output", opts.output, "Write to this file instead of standard output");
-  cmd->add_option("--title", opts.title, "Title of the differential flamegraph and page");
+  add_input_options(*cmd, opts.input);
+  add_output_options(*cmd, opts.output, format_choices(diff_renderers()));
   cmd->add_option("--by", opts.basis,
                   "Compare average blocked threads, or shares of samples; auto: threads unless "
                   "some input has no rounds or one side's rounds were mostly late")
@@ -37,29 +31,71 @@ CLI::App* add_diff(CLI::App& app, DiffArgs& opts) {
   cmd->add_option("--resamples", opts.resamples, "Bootstrap resamples for the intervals")
       ->check(CLI::Range(100u, 1000000u))
       ->capture_default_str();
+  cmd->add_option("--fail-if-grows", opts.fail_if_grows,
+                  "Exit 1 when a wait group matching GROUP (a glob: 'jbd2:*') grew by more than "
+                  "AMOUNT (default 0; blocked threads, or share points when comparing shares) "
+                  "beyond the noise, 0 when not, 125 when the inputs are too small to decide: "
+                  "what git bisect run takes (docs/diff.md). Errors then exit 128, which stops "
+                  "the bisect")
+      ->type_name("GROUP[=AMOUNT]")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            try {
+              parse_growth_limit(v);
+              return std::string();
+            } catch (const std::invalid_argument& e) {
+              return std::string(e.what());
+            }
+          },
+          "GROUP[=AMOUNT]"));
   cmd->footer(
       "Examples:\n"
       "  hangscope diff --base storm-6.6.capture --target storm-6.12.capture\n"
-      "  hangscope diff --base before-*.capture --target after-*.capture -f json -o diff.json");
+      "  hangscope diff --base before-*.capture --target after-*.capture -f json -o diff.json\n"
+      "  hangscope diff --base good-*.capture --target this-*.capture --fail-if-grows "
+      "'jbd2:*=0.5'");
   return cmd;
 }
 
-int run_diff(const DiffArgs& opts) {
+namespace {
+
+int compare(const DiffArgs& opts) {
+  // Both sides are classified, and their stacks matched, by the same rules.
+  RuleSet rules = load_rules(opts.input.rules);  // a bad rule file fails before the inputs are read
   Capture base, target;
-  for (const std::string& path : opts.base) read_input(path, "", base);
-  for (const std::string& path : opts.target) read_input(path, "", target);
-  Analysis a = analyze(base), b = analyze(target);
+  read_inputs(opts.base, opts.input, base);
+  read_inputs(opts.target, opts.input, target);
+  AnalysisOptions analysis_options;
+  analysis_options.rules = &rules;
+  analysis_options.flame.root = flame_root(opts.output);
+  Analysis a = analyze(base, analysis_options), b = analyze(target, analysis_options);
   hangscope::DiffOptions options;
+  options.rules = &rules;
   options.resamples = opts.resamples;
   options.force_share = opts.basis == "share";
   options.auto_share = opts.basis == "auto";
+  for (const std::string& limit : opts.fail_if_grows)
+    options.fail_if_grows.push_back(parse_growth_limit(limit));
   DiffResult result = diff(DiffInput{base, a}, DiffInput{target, b}, options);
   FlameComparison flame = compare_flames(base, a, target, b, result.basis);
   DiffReport report{result, Report{base, a}, Report{target, b}, flame};
-  RenderOptions render;
-  render.title = opts.title;
-  write_output(opts.output, find_diff_renderer(opts.format)->render(report, render));
-  return kOk;
+  write_output(opts.output.output,
+               find_diff_renderer(opts.output.format)->render(report, render_options(opts.output)));
+  return opts.fail_if_grows.empty() ? kOk : bisect_exit_code(result.growth.verdict);
+}
+
+}  // namespace
+
+int run_diff(const DiffArgs& opts) {
+  if (opts.fail_if_grows.empty()) return compare(opts);
+  // Under git bisect run, 1 means "bad": a failure must stop the bisect instead.
+  constexpr int kStopBisect = 128;
+  try {
+    return compare(opts);
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return kStopBisect;
+  }
 }
 
 }  // namespace hangscope::cli

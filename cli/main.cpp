@@ -4,10 +4,7 @@
 #include "commands.hpp"
 #include "hangscope/ingest.hpp"
 #include "output.hpp"
-
-#ifndef HANGSCOPE_VERSION
-#define HANGSCOPE_VERSION "unknown"
-#endif
+#include "version.hpp"
 
 using namespace hangscope;
 using namespace hangscope::cli;
@@ -29,11 +26,14 @@ constexpr double kDefaultSeconds = 3;
 
 int main(int argc, char** argv) {
   CLI::App app{"hangscope: which tasks are blocked, on what, and who they wait for"};
-  app.set_version_flag("-V,--version", "hangscope " HANGSCOPE_VERSION);
+  app.set_version_flag(
+      "-V,--version", [] { return version_text(); }, "Print the version and the features built in");
   app.footer(fmt::format(
-      "Without a subcommand, records {:g} seconds of this machine and prints the report.\n\n"
+      "Without a subcommand, records like `hangscope record` ({:g} seconds unless -d or -n\n"
+      "says otherwise) and prints the report; the options above are record's.\n\n"
       "Examples:\n"
       "  sudo hangscope                                # what is blocked right now, and on what\n"
+      "  sudo hangscope -d 10 -p 1234 --states DS      # ten seconds of one process\n"
       "  sudo hangscope record -d 10 -o hang.capture   # capture for later\n"
       "  hangscope report hang.capture                 # wait groups and top stacks\n"
       "  hangscope report -f folded hang.capture > hang.folded\n"
@@ -41,12 +41,16 @@ int main(int argc, char** argv) {
       kDefaultSeconds));
   app.require_subcommand(0, 1);
 
+  // hangscope alone is the one-shot diagnosis: it takes the options of record.
   RecordOptions record;
-  ReportOptions report;
+  add_record_options(app, record);
   CLI::App* record_cmd = add_record(app, record);
+  ReportOptions report;
   CLI::App* report_cmd = add_report(app, report);
   DiffArgs diff;
   CLI::App* diff_cmd = add_diff(app, diff);
+  std::string shell;
+  CLI::App* completion_cmd = add_completion(app, shell);
 
   try {
     app.parse(argc, argv);
@@ -64,7 +68,9 @@ int main(int argc, char** argv) {
   try {
     if (report_cmd->parsed()) return run_report(report);
     if (diff_cmd->parsed()) return run_diff(diff);
-    if (!record_cmd->parsed()) record.duration_s = kDefaultSeconds;
+    if (completion_cmd->parsed()) return run_completion(app, shell);
+    bool bounded = record.duration_s > 0 || record.rounds > 0;
+    if (!record_cmd->parsed() && !bounded) record.duration_s = kDefaultSeconds;
     return run_record(record, joined_command_line(argc, argv));
   } catch (const InputError& e) {
     print_error(e.what());

@@ -20,7 +20,7 @@ int64_t now_ns() {
 }
 }  // namespace
 
-Progress::Progress() : enabled_(isatty(2) == 1) {}
+Progress::Progress(const RuleSet& rules) : rules_(rules), enabled_(isatty(2) == 1) {}
 Progress::~Progress() { done(); }
 
 const std::string& Progress::group_of(std::string_view stack_text) {
@@ -40,7 +40,7 @@ const std::string& Progress::group_of(std::string_view stack_text) {
     pos = nl + 1;
   }
   StackId id = table.intern_stack(frames);
-  Classification cls = classify(table, builtin_rules());
+  Classification cls = classify(table, rules_);
   return groups_.emplace(std::string(stack_text), cls.groups[cls.group(id)].name).first->second;
 }
 

@@ -6,13 +6,14 @@
 #include <string>
 #include <unordered_map>
 
+#include "hangscope/classify.hpp"
 #include "hangscope/sampler.hpp"
 
 namespace hangscope::cli {
 
 class Progress {
  public:
-  Progress();  // enabled when stderr is a terminal
+  explicit Progress(const RuleSet& rules);  // enabled when stderr is a terminal
   ~Progress();
   void round(const RoundStats& r);
   void done();
@@ -23,6 +24,7 @@ class Progress {
  private:
   const std::string& group_of(std::string_view stack_text);
 
+  const RuleSet& rules_;  // the report's: the group named is the one the report shows
   bool enabled_;
   bool shown_ = false;
   int64_t last_draw_ns_ = 0;

@@ -65,8 +65,8 @@ std::vector<std::string> s_wait_list(const std::vector<std::string>& given) {
 
 }  // namespace
 
-CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
-  CLI::App* cmd = app.add_subcommand("record", "Sample the kernel stacks of blocked tasks");
+void add_record_options(CLI::App& app, RecordOptions& opts) {
+  CLI::App* cmd = &app;
   cmd->add_option("-d,--duration", opts.duration_s, "Seconds to sample")
       ->check(CLI::PositiveNumber);
   cmd->add_option("-i,--interval", opts.interval_ms, "Milliseconds between rounds")
@@ -75,7 +75,8 @@ CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
   cmd->add_option("-n,--rounds", opts.rounds, "Number of rounds")->check(CLI::PositiveNumber);
   cmd->add_option("-o,--output", opts.output,
                   "Write the capture to this file (created 0600, never overwritten without "
-                  "--force); without -o the report is printed");
+                  "--force); without -o the report is printed")
+      ->type_name("FILE");
   cmd->add_flag("--force", opts.force, "Overwrite an existing output file");
   cmd->add_option("--states", opts.states, "Task states to record: D, DS or all")
       ->check(CLI::IsMember({"D", "DS", "all"}))
@@ -113,6 +114,13 @@ CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
                   "(default and most: three quarters of the read timeout)")
       ->check(CLI::Range(1.0, 60'000.0))
       ->needs(user_stacks);
+  // Without -o the capture is reported: by the rules in use.
+  add_rules_options(*cmd, opts.report.input.rules);
+}
+
+CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
+  CLI::App* cmd = app.add_subcommand("record", "Sample the kernel stacks of blocked tasks");
+  add_record_options(*cmd, opts);
   cmd->footer(
       "Examples:\n"
       "  hangscope record -d 10 -o storm.capture     # ten seconds, then: hangscope report "
@@ -154,6 +162,9 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
     }
   }
 
+  // The rules of the progress line and the report: a bad rule file fails before sampling.
+  RuleSet rules = load_rules(opts.report.input.rules);
+
   // Without CAP_SYS_ADMIN the kernel refuses stacks: say so once and record what can
   // still be read (wait channel, state, syscall, files), unless stacks are required.
   std::string problem = stack_access_problem(so.proc_root);
@@ -186,7 +197,7 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
 
   install_stop_handlers();
   CaptureWriter writer(file.get());
-  Progress progress;
+  Progress progress(rules);
   SamplerResult result;
   try {
     Sampler sampler(so, writer);
@@ -214,7 +225,7 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
   }
   Capture capture;
   read_input(fd_input(file.get(), "live"), "live", "capture", capture);
-  return report_capture(capture, opts.report);
+  return report_capture(capture, opts.report, rules);
 }
 
 }  // namespace hangscope::cli

@@ -7,84 +7,29 @@
 #include "hangscope/render.hpp"
 #include "output.hpp"
 
-#ifndef HANGSCOPE_VERSION
-#define HANGSCOPE_VERSION "unknown"
-#endif
-
 namespace hangscope::cli {
 
 namespace {
 
-// "2" (pixels) or "0.5%" (of the whole): the narrowest frame a flamegraph draws.
-bool parse_min_width(const std::string& text, double& value, bool& percent) {
-  std::string number = text;
-  percent = !number.empty() && number.back() == '%';
-  if (percent) number.pop_back();
-  try {
-    size_t used = 0;
-    value = std::stod(number, &used);
-    return used == number.size() && value >= 0 && value <= (percent ? 100 : 1e6);
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-void add_picture_options(CLI::App& cmd, ReportOptions& opts) {
-  const char* group = "Pictures and exports";
-  cmd.add_option("--title", opts.title, "Title of the flamegraph or HTML report")->group(group);
-  cmd.add_option("--width", opts.width, "Flamegraph width in pixels (default: fill the window)")
-      ->check(CLI::Range(200u, 100000u))
-      ->group(group);
-  cmd.add_option("--min-width", opts.min_width,
-                 "Merge away frames narrower than this: pixels, or percent with '%'")
-      ->check(CLI::Validator(
-          [](std::string& s) {
-            double v;
-            bool pct;
-            return parse_min_width(s, v, pct) ? std::string()
-                                              : "expected pixels (2) or a percentage (0.5%)";
-          },
-          "PIXELS|PERCENT%"))
-      ->capture_default_str()
-      ->group(group);
-  cmd.add_flag("--icicle", opts.icicle, "Flamegraph with the root on top")->group(group);
-  cmd.add_option("--color-by", opts.color_by, "Colour frames by wait group or by subsystem")
-      ->check(CLI::IsMember({"group", "subsystem"}))
-      ->capture_default_str()
-      ->group(group);
-  cmd.add_option("--sort", opts.sort, "Order of sibling frames: alphabetical, or widest first")
-      ->check(CLI::IsMember({"name", "count"}))
-      ->capture_default_str()
-      ->group(group);
-  cmd.add_option("--root", opts.root,
-                 "Level under the flamegraph's root: none, the command (comm), or the wait group")
-      ->check(CLI::IsMember({"none", "comm", "group"}))
-      ->capture_default_str()
-      ->group(group);
+// Options of single formats of the report.
+void add_export_options(CLI::App& cmd, ReportOptions& opts) {
   cmd.add_option("--split", opts.split, "speedscope: one profile per wait group or per input")
       ->check(CLI::IsMember({"group", "input"}))
       ->capture_default_str()
-      ->group(group);
+      ->group(kPictureOptions);
   cmd.add_option("--graph-layout", opts.graph_layout,
                  "html: lay graphs out with Graphviz dot when installed (auto), or by name")
       ->check(CLI::IsMember({"auto", "dot", "builtin"}))
       ->capture_default_str()
-      ->group(group);
+      ->group(kPictureOptions);
 }
 
-RenderOptions render_options(const ReportOptions& opts) {
-  RenderOptions r;
-  r.title = opts.title;
-  r.width = opts.width;
-  parse_min_width(opts.min_width, r.min_width, r.min_width_percent);
-  r.icicle = opts.icicle;
-  r.color_by = opts.color_by == "subsystem" ? ColorBy::subsystem : ColorBy::group;
-  r.sort = opts.sort == "count" ? FrameOrder::count : FrameOrder::name;
+RenderOptions report_render_options(const ReportOptions& opts) {
+  RenderOptions r = render_options(opts.output);
   r.split = opts.split == "input" ? ProfileSplit::input : ProfileSplit::group;
   r.graph_layout = opts.graph_layout == "dot"       ? GraphLayout::dot
                    : opts.graph_layout == "builtin" ? GraphLayout::builtin
                                                     : GraphLayout::automatic;
-  r.version = HANGSCOPE_VERSION;
   return r;
 }
 
@@ -95,25 +40,11 @@ CLI::App* add_report(CLI::App& app, ReportOptions& opts) {
       app.add_subcommand("report", "Analyse captures and dumps: wait groups, top stacks");
   cmd->add_option("files", opts.inputs,
                   "Capture files or dumps ('-' for standard input); the format is detected")
+      ->type_name("FILE")
       ->required();
-  std::vector<std::string> formats;
-  std::string format_help = "Output format:";
-  for (const Renderer* r : renderers()) {
-    formats.emplace_back(r->name());
-    format_help += fmt::format("\n  {:<8} {}", r->name(), r->description());
-  }
-  cmd->add_option("-f,--format", opts.format, format_help)
-      ->check(CLI::IsMember(formats))
-      ->capture_default_str();
-  cmd->add_option("-o,--output", opts.output, "Write to this file instead of standard output");
-  std::vector<std::string> names;
-  for (const Reader* r : readers()) names.emplace_back(r->name());
-  cmd->add_option("--input-format", opts.input_format, "Read the inputs as this format")
-      ->check(CLI::IsMember(names));
-  cmd->add_option("--rules", opts.rules,
-                  "Add wait-group rules from this TOML file to the built-in ones, or override "
-                  "them by name (docs/rules.md)");
-  add_picture_options(*cmd, opts);
+  add_input_options(*cmd, opts.input);
+  add_output_options(*cmd, opts.output, format_choices(renderers()));
+  add_export_options(*cmd, opts);
   cmd->footer(
       "Examples:\n"
       "  hangscope report storm.capture\n"
@@ -128,33 +59,27 @@ CLI::App* add_report(CLI::App& app, ReportOptions& opts) {
 
 namespace {
 
-// The built-in rules, with the rule file of --rules added.
-RuleSet rules_for(const ReportOptions& opts) {
-  return opts.rules.empty() ? builtin_rules() : builtin_rules_with(opts.rules);
-}
-
 int report_with(const Capture& capture, const ReportOptions& opts, const RuleSet& rules) {
   AnalysisOptions analysis_options;
   analysis_options.rules = &rules;
-  analysis_options.flame.root = opts.root == "comm"    ? FlameRoot::comm
-                                : opts.root == "group" ? FlameRoot::group
-                                                       : FlameRoot::none;
+  analysis_options.flame.root = flame_root(opts.output);
   Analysis analysis = analyze(capture, analysis_options);
-  const Renderer* renderer = find_renderer(opts.format);
-  write_output(opts.output, renderer->render(Report{capture, analysis}, render_options(opts)));
+  const Renderer* renderer = find_renderer(opts.output.format);
+  write_output(opts.output.output,
+               renderer->render(Report{capture, analysis}, report_render_options(opts)));
   return kOk;
 }
 
 }  // namespace
 
-int report_capture(const Capture& capture, const ReportOptions& opts) {
-  return report_with(capture, opts, rules_for(opts));
+int report_capture(const Capture& capture, const ReportOptions& opts, const RuleSet& rules) {
+  return report_with(capture, opts, rules);
 }
 
 int run_report(const ReportOptions& opts) {
-  RuleSet rules = rules_for(opts);  // a bad rule file fails before the inputs are read
+  RuleSet rules = load_rules(opts.input.rules);  // a bad rule file fails before the inputs are read
   Capture capture;
-  for (const std::string& path : opts.inputs) read_input(path, opts.input_format, capture);
+  read_inputs(opts.inputs, opts.input, capture);
   return report_with(capture, opts, rules);
 }
 

@@ -24,14 +24,7 @@ target_sources(hangscope_analyzer PRIVATE ${hangscope_asset_sources})
 
 # pprof's profile.proto, compiled with Debian's protoc into a library of its own (the
 # unit tests read profiles back through the same generated classes).
-add_library(hangscope_pprof_proto STATIC analyzer/render/proto/profile.proto)
-# Generated as proto/analyzer/render/proto/profile.pb.h: include it by that path.
-protobuf_generate(TARGET hangscope_pprof_proto LANGUAGE cpp
-                  PROTOC_OUT_DIR ${CMAKE_CURRENT_BINARY_DIR}/proto)
-target_include_directories(hangscope_pprof_proto PUBLIC ${CMAKE_CURRENT_BINARY_DIR}/proto)
-target_link_libraries(hangscope_pprof_proto PUBLIC protobuf::libprotobuf)
-# Generated code is not ours to keep warning-free.
-target_compile_options(hangscope_pprof_proto PRIVATE -w)
+add_subdirectory(analyzer/render/proto)
 
 target_link_libraries(hangscope_analyzer PRIVATE hangscope_pprof_proto nlohmann_json::nlohmann_json
                       ZLIB::ZLIB)

@@ -15,7 +15,7 @@ namespace cf = capture_format;
 bool TaskContextRecord::empty() const {
   return wchan.empty() && syscall_nr < 0 && syscall_name.empty() && syscall_args.empty() &&
          file.empty() && filesystem.empty() && device.empty() && cgroup.empty() &&
-         container.empty() && unreadable.empty() && ppid == 0;
+         container.empty() && unreadable.empty() && ppid == 0 && (!extra || extra->empty());
 }
 
 CaptureWriter::CaptureWriter(int fd, size_t max_interned)
@@ -90,6 +90,8 @@ uint32_t CaptureWriter::context_id(const TaskContextRecord& c) {
   add("ctr", c.container);
   if (c.ppid) add("ppid", std::to_string(c.ppid));
   add("why", c.unreadable);
+  if (c.extra)
+    for (const auto& [k, v] : *c.extra) add(k, v);
   auto it = contexts_.find(key_);
   if (it != contexts_.end()) return it->second;
   if (contexts_.size() >= max_interned_) contexts_.clear();
@@ -143,9 +145,8 @@ void CaptureWriter::end_round(uint32_t index, const RoundEnd& e) {
   flush();
 }
 
-void CaptureWriter::finish(uint64_t rounds, int64_t duration_ns,
-                           const std::vector<std::pair<std::string, uint64_t>>& counters,
-                           const std::vector<std::pair<std::string, std::string>>& fields) {
+void CaptureWriter::finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,
+                           const TextFields& fields) {
   fmt::format_to(std::back_inserter(buf_), "{} {} {}", cf::kEnd, rounds, duration_ns);
   for (const auto& [k, v] : counters) fmt::format_to(std::back_inserter(buf_), " {}={}", k, v);
   for (const auto& [k, v] : fields) fmt::format_to(std::back_inserter(buf_), " {}={}", k, v);

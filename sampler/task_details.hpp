@@ -3,10 +3,12 @@
 // reader thread (reader_pool.hpp): the stack and syscall files can block.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
 
+#include "hangscope/round_sink.hpp"
 #include "mount_table.hpp"
 #include "syscalls.hpp"
 
@@ -23,6 +25,9 @@ struct DetailRequest {
   std::shared_ptr<MountTable> mounts;  // shared: a job may outlive the sampler
 };
 
+// A new kind of detail (the FUSE daemon a task waits on, say) is read by a function of
+// (DetailRequest, TaskDetails&) that read_task_details calls after the others, and goes
+// to the capture as further context fields (`extra`) without touching the sampler.
 struct TaskDetails {
   bool vanished = false;  // the task exited while being read
   int stack_error = 0;    // errno of the stack read (0: read, or not asked for)
@@ -45,9 +50,21 @@ struct TaskDetails {
   // ending in '\n'), set by the sampling loop once the round's reads are over, and
   // reused with the rest while the task does not run.
   std::string user_frames;
+  ContextFields extra;  // further context fields, written after the known ones
+  // Set by the job once the fields above are complete (a job given up later, in the user
+  // stack that follows them, read them all the same).
+  std::atomic<bool> complete{false};
+  // False when they may not stand for the task in a later round although it did not
+  // run (its user stack timed out or was cut short).
+  bool reusable = true;
 };
 
 void read_task_details(const DetailRequest& rq, TaskDetails& out);
+// The last step of read_task_details: for a file on a FUSE mount, the connection that
+// serves it (the `fuse_connection` field), which names /sys/fs/fuse/connections/<N>
+// (its waiting requests, and `abort` to end them). The record loop finds the daemon of
+// that connection (fuse_watch.hpp).
+void read_fuse_detail(TaskDetails& out);
 // Only the status file (state, name, parent, context switches): it does not take the
 // exec_update_lock that stat, wchan, stack and syscall take.
 void read_task_status(const DetailRequest& rq, TaskDetails& out);

@@ -122,13 +122,11 @@ void TaskTable::reset(ThreadEntry& t) {
   t.comm_selected = true;
   t.pending.reset();
   t.stat_pending.reset();
-  t.user_pending.reset();
   t.schedstat.clear();
   t.last_state = 0;
   t.wchan_read = false;
   t.stat_due_ns = 0;
-  t.busy_streak = 0;
-  t.probe_wait = 0;
+  t.backoff = ProbeBackoff{};
   t.details.reset();
 }
 

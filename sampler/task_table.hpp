@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "schedstat_policy.hpp"
+
 namespace hangscope::sampler {
 
 struct TaskDetails;
@@ -41,9 +43,6 @@ struct ThreadEntry {
   std::shared_ptr<const std::atomic<bool>> pending;
   // The same for a read of its stat file (which takes the exec_update_lock too).
   std::shared_ptr<const std::atomic<bool>> stat_pending;
-  // The same for a read of its user stack (/proc/<pid>/mem takes the mmap lock): its
-  // kernel stack is still read meanwhile, its user stack is not tried again.
-  std::shared_ptr<const std::atomic<bool>> user_pending;
   // Its schedstat at its last look (read before its stat file), "" when not known:
   // while it is unchanged, the task has not run since. The details read while it was
   // last blocked are then reused instead of reading its stack again, and a task last
@@ -53,9 +52,8 @@ struct ThreadEntry {
   bool wchan_read = false;  // asleep, and its wait channel was read since it last ran
   int64_t stat_due_ns = 0;  // its stat file is read then, whatever schedstat says
   // A thread that runs between looks gets nothing from schedstat: after it was seen to
-  // run, its schedstat is left unread for probe_wait rounds (1, 3, then 7 in a row).
-  uint8_t busy_streak = 0;
-  uint8_t probe_wait = 0;
+  // run, its schedstat is left unread for a few rounds (schedstat_policy.hpp).
+  ProbeBackoff backoff;
   std::shared_ptr<const TaskDetails> details;
 };
 

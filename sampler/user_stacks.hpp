@@ -1,14 +1,12 @@
-// User-space stacks in the sampler (record --user-stacks; docs/user-stacks.md): what is
-// read for which task, and how the result follows the kernel frames of its stack.
+// User-space stacks in the sampler (record --user-stacks; docs/user-stacks.md): the reads
+// (of a D task without stopping it, of a process's S tasks in one ptrace stop), and how
+// their result follows the kernel frames of a stack. Which task gets which read is the
+// coordinator's (user_stack_coordinator.hpp).
 //
-//  - A task in D is unwound without stopping it (UserStackUnwinder::unwind_blocked_task),
-//    in the reader job that reads its details, after them: /proc/<pid>/mem may block on
-//    the target's mmap lock, so the read runs off the loop, and when it misses the
-//    round's deadline the task is still recorded with its kernel frames.
-//  - The sleeping (S) tasks of the processes the user selected (-p, --comm) are unwound
-//    with one ptrace stop of their process per round (unwind_process), in a job of its
-//    own: never on the loop thread, since the stop starts and joins a tracer thread.
-//  - Every other task is recorded with its kernel frames only.
+//  - A task in D is unwound without stopping it (UserStackUnwinder::unwind_blocked_task)
+//    off the loop: /proc/<pid>/mem may block on the target's mmap lock.
+//  - A process stop (unwind_process) runs in a job of its own: never on the loop thread,
+//    since the stop starts and joins a tracer thread.
 #pragma once
 
 #include <atomic>
@@ -16,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "hangscope/capture_writer.hpp"
+#include "hangscope/round_sink.hpp"
 #include "hangscope/user_stack.hpp"
 #include "syscalls.hpp"
 
@@ -24,8 +22,7 @@ namespace hangscope::sampler {
 
 // The user stack of one task in D, read in its detail job after the details.
 struct UnstoppedRead {
-  std::atomic<bool> details_done{false};  // the details (the kernel side) are complete
-  std::atomic<bool> done{false};          // `stack` is complete
+  std::atomic<bool> done{false};  // `stack` is complete
   UserStack stack;
 };
 

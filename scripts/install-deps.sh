@@ -1,6 +1,9 @@
 #!/bin/sh
 # Installs, as root on Debian 12, the packages hangscope needs to build, test and run.
-# Does nothing when they are all there already.
+# Does nothing when they are all there already. Besides the compilers and libraries:
+# asciidoctor makes the man pages; man-db, bash-completion, zsh, dpkg-dev, lintian and
+# python3-jsonschema are for the tests of the man pages, the completion, the .deb and
+# the JSON schema (tests/install/); ccache makes the second build of .ci/run cheap.
 set -eu
 PACKAGES="
   g++ cmake ninja-build pkg-config
@@ -30,6 +33,14 @@ PACKAGES="
   graphviz
   libxml2-utils
   chromium
+  ccache
+  asciidoctor
+  man-db
+  bash-completion
+  zsh
+  dpkg-dev
+  lintian
+  python3-jsonschema
 "
 # node and npm for the browser test (tests/browser/): Debian's, unless a node is there.
 command -v node >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs"

@@ -30,22 +30,40 @@ uint8_t CompiledRules::frame_class(std::string_view canonical) const {
 
 namespace {
 
-const classify_impl::CompiledRules& builtin_compiled() {
-  static const classify_impl::CompiledRules compiled(builtin_rules());
-  return compiled;
-}
-
-bool has_class(std::string_view function, uint8_t bit) {
-  const auto& c = builtin_compiled();
+bool has_class(const classify_impl::CompiledRules& c, std::string_view function, uint8_t bit) {
   return (c.frame_class(c.canonical(function)) & bit) != 0;
 }
 
 }  // namespace
 
-bool is_scheduler_frame(std::string_view f) { return has_class(f, classify_impl::kScheduler); }
-bool is_lock_primitive(std::string_view f) { return has_class(f, classify_impl::kLock); }
-bool is_entry_frame(std::string_view f) { return has_class(f, classify_impl::kEntry); }
+FrameClasses::FrameClasses(const RuleSet& rules)
+    : compiled_(std::make_unique<const classify_impl::CompiledRules>(rules)) {}
+FrameClasses::~FrameClasses() = default;
 
-std::string_view canonical_function(std::string_view f) { return builtin_compiled().canonical(f); }
+bool FrameClasses::is_scheduler_frame(std::string_view f) const {
+  return has_class(*compiled_, f, classify_impl::kScheduler);
+}
+bool FrameClasses::is_lock_primitive(std::string_view f) const {
+  return has_class(*compiled_, f, classify_impl::kLock);
+}
+bool FrameClasses::is_entry_frame(std::string_view f) const {
+  return has_class(*compiled_, f, classify_impl::kEntry);
+}
+std::string_view FrameClasses::canonical_function(std::string_view f) const {
+  return compiled_->canonical(f);
+}
+
+const FrameClasses& builtin_frame_classes() {
+  static const FrameClasses classes(builtin_rules());
+  return classes;
+}
+bool is_scheduler_frame(std::string_view f) {
+  return builtin_frame_classes().is_scheduler_frame(f);
+}
+bool is_lock_primitive(std::string_view f) { return builtin_frame_classes().is_lock_primitive(f); }
+bool is_entry_frame(std::string_view f) { return builtin_frame_classes().is_entry_frame(f); }
+std::string_view canonical_function(std::string_view f) {
+  return builtin_frame_classes().canonical_function(f);
+}
 
 }  // namespace hangscope

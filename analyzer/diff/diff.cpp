@@ -1,14 +1,14 @@
 // The diff analysis: average blocked threads (or shares) of every wait group,
 // subsystem and stack on two sides, their difference with a bootstrap interval, the
 // regressions ranked by added blocked threads, and where their stacks part.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
 #include <set>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "diff_internal.hpp"
 #include "hangscope/classify.hpp"
@@ -73,51 +73,13 @@ std::string group_label(const WaitGroup& g, const std::vector<std::string>& leaf
   return named_by_inner ? g.title : fmt::format("{} ({})", g.title, inner);
 }
 
-// Units of one side for resampling, and the unit of each sample.
-struct Units {
-  std::vector<double> weight;
-  std::vector<uint32_t> of_sample;
-  const char* kind = "samples";  // what the resampling draws: rounds, runs or samples
-};
-
-// Shares of a timed side are resampled by rounds too (a round's units weigh its samples),
-// because samples of one round are not independent; only inputs without rounds are
-// resampled sample by sample.
-Units make_units(const Capture& c, DiffBasis basis, bool by_run) {
-  Units u;
-  u.of_sample.resize(c.samples.size());
-  const bool rounds = !c.rounds.empty() && std::all_of(c.samples.begin(), c.samples.end(),
-                                                       [](const TaskSample& s) {
-                                                         return s.round != kNoRound;
-                                                       });
-  if (by_run) {
-    u.kind = "runs";
-    u.weight.assign(c.sources.size(), 0);
-    for (const Round& r : c.rounds) u.weight[r.source] += 1;
-    for (size_t i = 0; i < c.samples.size(); ++i) u.of_sample[i] = c.samples[i].source;
-  } else if (rounds) {
-    u.kind = "rounds";
-    u.weight.assign(c.rounds.size(), basis == DiffBasis::share ? 0 : 1);
-    for (size_t i = 0; i < c.samples.size(); ++i) u.of_sample[i] = c.samples[i].round;
-  } else {
-    u.weight.assign(c.samples.size(), 0);
-    for (size_t i = 0; i < c.samples.size(); ++i) u.of_sample[i] = static_cast<uint32_t>(i);
-  }
-  if (basis == DiffBasis::share) {
-    std::fill(u.weight.begin(), u.weight.end(), 0);
-    for (size_t i = 0; i < c.samples.size(); ++i)
-      u.weight[u.of_sample[i]] += static_cast<double>(c.samples[i].weight);
-  }
-  return u;
-}
-
-std::set<std::string> vocabulary(const Capture& c) {
+std::set<std::string> vocabulary(const Capture& c, const FrameClasses& classes) {
   std::set<std::string> v;
   std::vector<bool> seen(c.stacks.stack_count());
   for (const TaskSample& s : c.samples) {
     if (seen[s.stack]) continue;
     seen[s.stack] = true;
-    for (const std::string& f : dd::matching_frames(c.stacks, s.stack)) v.insert(f);
+    for (const std::string& f : dd::matching_frames(c.stacks, s.stack, classes)) v.insert(f);
   }
   return v;
 }
@@ -125,55 +87,61 @@ std::set<std::string> vocabulary(const Capture& c) {
 class DiffBuilder {
  public:
   DiffBuilder(const DiffInput& base, const DiffInput& target, const DiffOptions& opt)
-      : base_(base), target_(target), opt_(opt) {}
+      : base_(base),
+        target_(target),
+        opt_(opt),
+        classes_(opt.rules ? *opt.rules : builtin_rules()) {}
 
   DiffResult run() {
     r_.confidence = opt_.confidence;
+    r_.min_independent = opt_.min_independent;
     r_.base = describe(base_);
     r_.target = describe(target_);
     choose_basis();
-    const bool by_run = r_.basis == DiffBasis::blocked_threads && r_.base.runs >= 2 &&
-                        r_.target.runs >= 2;
-    std::set<std::string> vb = vocabulary(base_.capture), vt = vocabulary(target_.capture);
+    std::set<std::string> vb = vocabulary(base_.capture, classes_),
+                          vt = vocabulary(target_.capture, classes_);
     std::set_intersection(vb.begin(), vb.end(), vt.begin(), vt.end(),
                           std::inserter(common_, common_.begin()));
 
-    dd::SideData sb = side_data(base_, by_run);
-    dd::SideData st = side_data(target_, by_run);
-    unsigned used = 0;
-    std::vector<dd::Interval> ci = dd::bootstrap(sb, st, keys_.size(), opt_, used);
-    auto side_units = [&](int side, const dd::SideData& d) {
-      return d.block > 1 ? fmt::format("{} (blocks of {})", units_[side], d.block)
-                         : std::string(units_[side]);
-    };
-    std::string units = side_units(0, sb) == side_units(1, st)
-                            ? side_units(0, sb)
-                            : fmt::format("{} and {}", side_units(0, sb), side_units(1, st));
-    r_.interval_note =
-        fmt::format("{:g}% intervals of the difference by bootstrap over {} ({} resamples)",
-                    opt_.confidence * 100, units, used);
+    std::vector<dd::StackKeys> kb = stack_keys(base_), kt = stack_keys(target_);
+    dd::SideData sb =
+        dd::side_units(base_.capture, r_.basis, kb, keys_.size(), opt_.min_independent, r_.base);
+    dd::SideData st = dd::side_units(target_.capture, r_.basis, kt, keys_.size(),
+                                     opt_.min_independent, r_.target);
+    r_.decidable = r_.base.enough && r_.target.enough;
+    dd::Resamples resamples = dd::bootstrap(sb, st, families_, keys_.size(), r_.basis, opt_);
+    r_.resamples = resamples.count();
 
     for (size_t k = 0; k < keys_.size(); ++k) {
-      DiffRow row = make_row(k, sb.estimate(k), st.estimate(k), ci[k]);
+      DiffRow row = make_row(k, resamples.base(k), resamples.target(k), resamples);
       switch (info_[k].family) {
-        case Family::group: r_.groups.push_back(std::move(row)); break;
-        case Family::subsystem: r_.subsystems.push_back(std::move(row)); break;
-        case Family::stack: r_.stacks.push_back(std::move(row)); break;
+        case Family::group:
+          r_.groups.push_back(std::move(row));
+          break;
+        case Family::subsystem:
+          r_.subsystems.push_back(std::move(row));
+          break;
+        case Family::stack:
+          r_.stacks.push_back(std::move(row));
+          break;
       }
     }
+    correct(r_.groups, resamples, true);
+    correct(r_.subsystems, resamples, true);
+    correct(r_.stacks, resamples, false);
     for (auto* rows : {&r_.groups, &r_.subsystems, &r_.stacks}) {
       std::sort(rows->begin(), rows->end(), [](const DiffRow& a, const DiffRow& b) {
         return a.delta != b.delta ? a.delta > b.delta : a.key < b.key;
       });
     }
-    for (size_t i = 0; i < r_.groups.size(); ++i) {
-      if (r_.groups[i].ci_low > 0) r_.regressions.push_back(i);
-    }
-    for (size_t i = r_.groups.size(); i-- > 0;) {
-      if (r_.groups[i].ci_high < 0) r_.improvements.push_back(i);
-    }
+    rank();
     for (size_t i = 0; i < r_.regressions.size() && i < opt_.top_divergences; ++i)
       r_.divergences.push_back(divergence(r_.groups[r_.regressions[i]].key));
+    if (!opt_.fail_if_grows.empty()) {
+      std::vector<size_t> row_keys;
+      for (const DiffRow& g : r_.groups) row_keys.push_back(keys_.find(g.key));
+      r_.growth = dd::check_growth(r_, row_keys, resamples, opt_);
+    }
     return std::move(r_);
   }
 
@@ -186,19 +154,13 @@ class DiffBuilder {
     };
     if (!r_.base.timed || !r_.target.timed) {
       r_.basis = DiffBasis::share;
-      r_.basis_note =
-          "some inputs have no comparable rounds (dumps or folded counts): compared by share "
-          "of samples";
+      r_.share_reason = ShareReason::untimed;
     } else if (opt_.force_share) {
       r_.basis = DiffBasis::share;
-      r_.basis_note = "compared by share of samples, as asked";
+      r_.share_reason = ShareReason::asked;
     } else if (opt_.auto_share && (stretched(r_.base) || stretched(r_.target))) {
-      const DiffSide& s = stretched(r_.base) ? r_.base : r_.target;
       r_.basis = DiffBasis::share;
-      r_.basis_note = fmt::format(
-          "{} of {} rounds of the {} were late (the sampler could not keep its interval): "
-          "rounds are not comparable, compared by share of samples",
-          s.late_rounds, s.rounds, &s == &r_.base ? "base" : "target");
+      r_.share_reason = ShareReason::late_rounds;
     }
   }
 
@@ -209,47 +171,29 @@ class DiffBuilder {
     return id;
   }
 
-  dd::SideData side_data(const DiffInput& in, bool by_run) {
+  // The keys of every distinct stack of a side's compared samples, made once per stack.
+  std::vector<dd::StackKeys> stack_keys(const DiffInput& in) {
     const Capture& c = in.capture;
     const Classification& cls = in.analysis.classification;
-    Units units = make_units(c, r_.basis, by_run);
     std::unordered_map<StackId, uint64_t> stack_weight(in.analysis.summary.stack_weights.begin(),
                                                        in.analysis.summary.stack_weights.end());
-    std::vector<std::unordered_map<uint32_t, double>> acc;
-    // Keys of each distinct stack, computed once.
-    std::vector<std::array<size_t, 3>> stack_keys(c.stacks.stack_count(),
-                                                  {SIZE_MAX, SIZE_MAX, SIZE_MAX});
-    for (size_t i = 0; i < c.samples.size(); ++i) {
-      const TaskSample& s = c.samples[i];
+    std::vector<dd::StackKeys> keys(c.stacks.stack_count(), dd::kNoKeys);
+    for (const TaskSample& s : c.samples) {
       if (r_.basis == DiffBasis::blocked_threads && s.round == kNoRound) continue;
-      auto& k = stack_keys[s.stack];
-      if (k[0] == SIZE_MAX) {
-        const WaitGroup& g = cls.groups[cls.group(s.stack)];
-        k[0] = key(Family::group, g.name, g.name, g.subsystem);
-        k[1] = key(Family::subsystem, "subsystem:" + g.subsystem, "", g.subsystem);
-        std::vector<std::string> frames = common_frames(c.stacks, s.stack);
-        k[2] = key(Family::stack, g.name + "|" + join(frames, ';'), g.name, g.subsystem);
-        if (info_[k[2]].frames.empty()) info_[k[2]].frames = std::move(frames);
-        remember_stack(in, g, s.stack, stack_weight[s.stack]);
-      }
-      if (acc.size() < keys_.size()) acc.resize(keys_.size());
-      for (size_t id : k) acc[id][units.of_sample[i]] += static_cast<double>(s.weight);
+      dd::StackKeys& k = keys[s.stack];
+      if (k[0] != dd::kNoKey) continue;
+      const WaitGroup& g = cls.groups[cls.group(s.stack)];
+      k[0] = key(Family::group, g.name, g.name, g.subsystem);
+      k[1] = key(Family::subsystem, "subsystem:" + g.subsystem, "", g.subsystem);
+      std::vector<std::string> frames = common_frames(c.stacks, s.stack);
+      k[2] = key(Family::stack, g.name + "|" + join(frames, ';'), g.name, g.subsystem);
+      if (k[2] >= family_seen_.size()) family_seen_.resize(k[2] + 1, false);
+      if (!family_seen_[k[2]]) families_.push_back(k);
+      family_seen_[k[2]] = true;
+      if (info_[k[2]].frames.empty()) info_[k[2]].frames = std::move(frames);
+      remember_stack(in, g, s.stack, stack_weight[s.stack]);
     }
-    dd::SideData d;
-    units_[&in == &target_] = units.kind;
-    if (units.kind == std::string_view("rounds")) {
-      std::vector<double> per_round(units.weight.size(), 0);
-      for (size_t i = 0; i < c.samples.size(); ++i)
-        if (c.samples[i].round != kNoRound) per_round[c.samples[i].round] += c.samples[i].weight;
-      d.block = dd::block_length(per_round);
-    }
-    d.unit_weight = std::move(units.weight);
-    d.by_key.resize(acc.size());
-    for (size_t id = 0; id < acc.size(); ++id) {
-      d.by_key[id].assign(acc[id].begin(), acc[id].end());
-      std::sort(d.by_key[id].begin(), d.by_key[id].end());
-    }
-    return d;
+    return keys;
   }
 
   // The heaviest stack of each group on each side: for labels and divergences.
@@ -261,12 +205,12 @@ class DiffBuilder {
   }
 
   std::vector<std::string> leaf_first(const DiffInput& in, StackId s) const {
-    std::vector<std::string> v = dd::matching_frames(in.capture.stacks, s);
+    std::vector<std::string> v = dd::matching_frames(in.capture.stacks, s, classes_);
     std::reverse(v.begin(), v.end());
     return v;
   }
 
-  DiffRow make_row(size_t k, double b, double t, const dd::Interval& ci) {
+  DiffRow make_row(size_t k, double b, double t, const dd::Resamples& resamples) {
     const KeyInfo& info = info_[k];
     DiffRow row;
     row.key = keys_.name(k);
@@ -276,12 +220,10 @@ class DiffBuilder {
     row.target = t;
     row.delta = t - b;
     row.ratio = b > 0 ? t / b : std::numeric_limits<double>::infinity();
-    row.ci_low = ci.low;
-    row.ci_high = ci.high;
-    if (b == 0 && t > 0) row.change = Change::appeared;
-    else if (t == 0 && b > 0) row.change = Change::vanished;
-    else if (ci.low > 0) row.change = Change::grew;
-    else if (ci.high < 0) row.change = Change::shrank;
+    dd::Interval plain = resamples.interval(k, 1 - opt_.confidence);
+    row.plain_low = plain.low;
+    row.plain_high = plain.high;
+    row.p = resamples.p_value(k, 0, true);
     switch (info.family) {
       case Family::group: {
         const WaitGroup& g = titles_.at(info.group);
@@ -291,13 +233,56 @@ class DiffBuilder {
         row.label = group_label(g, leaf_first(side, tops.at(info.group).stack));
         break;
       }
-      case Family::subsystem: row.label = info.subsystem; break;
+      case Family::subsystem:
+        row.label = info.subsystem;
+        break;
       case Family::stack:
         row.frames = info.frames;
         row.label = info.frames.empty() ? info.group : info.frames.back() + " in " + info.group;
         break;
     }
     return row;
+  }
+
+  // Holm's correction over the rows of one table: each row's adjusted p-value and
+  // change; groups and subsystems also get their interval at Holm's level for them.
+  void correct(std::vector<DiffRow>& rows, const dd::Resamples& resamples,
+               bool corrected_intervals) {
+    std::vector<double> p;
+    for (const DiffRow& row : rows) p.push_back(row.p);
+    std::vector<dd::HolmStep> steps = dd::holm(p, 1 - opt_.confidence);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      DiffRow& row = rows[i];
+      row.p_adjusted = steps[i].p_adjusted;
+      row.level = corrected_intervals ? 1 - steps[i].level : opt_.confidence;
+      dd::Interval ci = corrected_intervals
+                            ? resamples.interval(keys_.find(row.key), steps[i].level)
+                            : dd::Interval{row.plain_low, row.plain_high};
+      row.ci_low = ci.low;
+      row.ci_high = ci.high;
+      if (!steps[i].rejected)
+        row.change = Change::unchanged;
+      else if (row.base == 0)
+        row.change = Change::appeared;
+      else if (row.target == 0)
+        row.change = Change::vanished;
+      else
+        row.change = row.delta > 0 ? Change::grew : Change::shrank;
+    }
+  }
+
+  // Regressions by the growth the noise cannot explain (the corrected lower bound),
+  // improvements by the shrinking (the corrected upper bound).
+  void rank() {
+    const auto& g = r_.groups;
+    for (size_t i = 0; i < g.size(); ++i) {
+      if (g[i].change == Change::unchanged) continue;
+      (g[i].delta > 0 ? r_.regressions : r_.improvements).push_back(i);
+    }
+    std::stable_sort(r_.regressions.begin(), r_.regressions.end(),
+                     [&](size_t a, size_t b) { return g[a].ci_low > g[b].ci_low; });
+    std::stable_sort(r_.improvements.begin(), r_.improvements.end(),
+                     [&](size_t a, size_t b) { return g[a].ci_high < g[b].ci_high; });
   }
 
   // Where the heaviest target stack of a group parts from everything the base did: the
@@ -309,11 +294,12 @@ class DiffBuilder {
     d.group = group;
     auto it = top_target_.find(group);
     if (it == top_target_.end()) return d;
-    std::vector<std::string> t = dd::matching_frames(target_.capture.stacks, it->second.stack);
+    std::vector<std::string> t =
+        dd::matching_frames(target_.capture.stacks, it->second.stack, classes_);
     Walk best;
     uint64_t best_weight = 0;
     for (const auto& [stack, weight] : base_.analysis.summary.stack_weights) {
-      Walk w = walk(t, dd::matching_frames(base_.capture.stacks, stack));
+      Walk w = walk(t, dd::matching_frames(base_.capture.stacks, stack, classes_));
       if (w.matched > best.matched || (w.matched == best.matched && weight > best_weight)) {
         best = std::move(w);
         best_weight = weight;
@@ -362,7 +348,7 @@ class DiffBuilder {
 
   std::vector<std::string> common_frames(const StackTable& st, StackId s) const {
     std::vector<std::string> out;
-    for (std::string& f : dd::matching_frames(st, s))
+    for (std::string& f : dd::matching_frames(st, s, classes_))
       if (common_.count(f)) out.push_back(std::move(f));
     return out;
   }
@@ -375,11 +361,13 @@ class DiffBuilder {
   const DiffInput& base_;
   const DiffInput& target_;
   const DiffOptions& opt_;
+  const FrameClasses classes_;
   DiffResult r_;
   std::set<std::string> common_;
-  const char* units_[2] = {"", ""};  // what each side's resampling draws (base, target)
   dd::KeyTable keys_;
   std::vector<KeyInfo> info_;
+  std::vector<dd::StackKeys> families_;  // every stack key with its group and subsystem
+  std::vector<bool> family_seen_;
   std::unordered_map<std::string, Top> top_base_, top_target_;
   std::unordered_map<std::string, WaitGroup> titles_;
 };

@@ -1,6 +1,7 @@
 // Pieces of the diff analysis, each in its own file.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -10,24 +11,53 @@
 
 namespace hangscope::diff_detail {
 
-// What one side contributes to the resampling: units (rounds, runs or samples) with a
-// weight each (the denominator: rounds per unit, or sample weight), and per key the
-// value each unit holds.
-struct SideData {
-  std::vector<double> unit_weight;
-  // Units are drawn in circular blocks of this many consecutive units: consecutive
-  // rounds see the same blocked tasks, and resampling them one by one would make the
-  // intervals too narrow.
-  size_t block = 1;
-  std::vector<std::vector<std::pair<uint32_t, double>>> by_key;  // key -> (unit, value)
-  double total() const;
-  double estimate(size_t key) const;  // sum of values / sum of unit weights
+// The units of one run (one input) and how a resample redraws them.
+struct RunUnits {
+  uint32_t first = 0;  // its units are [first, first + count) of the side's units
+  uint32_t count = 0;
+  DrawKind draw = DrawKind::rounds;
+  uint32_t block = 1;  // rounds: circular blocks of this many consecutive rounds
 };
+
+// What one side contributes to the resampling: units (rounds, merged sample counts or
+// lines) grouped by run, each with a weight (the denominator: 1 a round, or its
+// samples when comparing shares), and per key the value each unit holds.
+struct SideData {
+  std::vector<RunUnits> runs;
+  std::vector<double> unit_weight;
+  std::vector<double> unit_count;  // DrawKind::samples: the samples the unit holds
+  // The values of each stack key, by unit: entries [key_begin[k], key_begin[k + 1]) of
+  // `unit` and `value`, in one run of memory that every resample reads through. Wait
+  // groups and subsystems are the sums of their stacks.
+  std::vector<uint32_t> key_begin{0};
+  std::vector<uint32_t> unit;
+  std::vector<float> value;  // sample counts: exact in a float up to 2^24
+  // The independent units its noise is judged from: its runs when it has several (the
+  // run-to-run variation is known from them only), else its blocks, samples or lines.
+  double independent = 0;
+};
+
+struct Interval {
+  double low = 0, high = 0;
+};
+
+// The keys of one distinct stack: its wait group, its subsystem and its stack key;
+// kNoKey for stacks the comparison leaves out.
+using StackKeys = std::array<size_t, 3>;
+inline constexpr size_t kNoKey = SIZE_MAX;
+inline constexpr StackKeys kNoKeys = {kNoKey, kNoKey, kNoKey};
+
+// Builds one side's units from its samples (side_units.cpp), and fills side.draws,
+// side.independent and side.enough.
+SideData side_units(const Capture& capture, DiffBasis basis,
+                    const std::vector<StackKeys>& keys_of_stack, size_t keys,
+                    double min_independent, DiffSide& side);
 
 // The keys (groups, subsystems, stacks) both sides are compared on.
 class KeyTable {
  public:
   size_t id(const std::string& key);
+  size_t find(const std::string& key) const;  // kNoKey when absent
   size_t size() const { return keys_.size(); }
   const std::string& name(size_t id) const { return keys_[id]; }
 
@@ -36,21 +66,78 @@ class KeyTable {
   std::vector<std::string> keys_;
 };
 
-struct Interval {
-  double low = 0, high = 0;
+// The bootstrap's answer for every key: the observed difference target - base and the
+// spread of each side's resampled estimates. Intervals and p-values are Student's t
+// with the bootstrap's standard error: each side's variance widened by k / (k - 1) for
+// its k independent units (Hesterberg's small-sample correction of the bootstrap, which
+// otherwise acts as if k were infinite), and Welch-Satterthwaite degrees of freedom.
+// Percentiles of a few thousand resamples cannot reach the levels Holm's correction
+// asks for (5% / 13 in two tails); a t interval can, and the two agree where both reach.
+class Resamples {
+ public:
+  // `ceiling`: the largest value a side can hold (1 for shares; infinity for threads):
+  // intervals are cut to the differences the target can make, [-base, ceiling - base].
+  Resamples(size_t keys, unsigned resamples, double base_units, double target_units,
+            double ceiling);
+  unsigned count() const { return b_; }
+  // One resample's estimates of a key on each side.
+  void add(size_t key, double base, double target);
+  void set_estimates(size_t key, double base, double target) {
+    keys_[key].base = base;
+    keys_[key].target = target;
+  }
+  double base(size_t key) const { return keys_[key].base; }
+  double target(size_t key) const { return keys_[key].target; }
+  double standard_error(size_t key) const;
+  double degrees_of_freedom(size_t key) const;
+  // The p-value of "the difference is `at`": two-sided against any change, or against
+  // growth beyond `at` only (twice the upper tail, so that it is dual to interval()'s
+  // lower bound). The interval at level 1 - a excludes `at` exactly when this is <= a.
+  double p_value(size_t key, double at, bool both_tails) const;
+  Interval interval(size_t key, double a) const;
+
+ private:
+  struct Spread {  // Welford's running mean and sum of squares, per side
+    double n = 0, mean_b = 0, m2_b = 0, mean_t = 0, m2_t = 0;
+    double base = 0, target = 0;  // the estimates of the inputs as they are
+  };
+  double side_variance(double m2, double units) const;
+  unsigned b_;
+  double units_b_, units_t_, ceiling_;
+  std::vector<Spread> keys_;
 };
 
-// Percentile bootstrap of the difference target - base for every key, resampling the
-// units of each side independently. Returns the intervals and the resamples used.
-std::vector<Interval> bootstrap(const SideData& base, const SideData& target, size_t keys,
-                                const DiffOptions& options, unsigned& resamples_used);
+// The bootstrap of the difference target - base for every key (bootstrap.cpp): each
+// side redrawn on its own, its runs with replacement when it has several, then each
+// run's units by its DrawKind. `families` holds the keys of every stack key.
+Resamples bootstrap(const SideData& base, const SideData& target,
+                    const std::vector<StackKeys>& families, size_t keys, DiffBasis basis,
+                    const DiffOptions& options);
 
-// A block length for resampling a series of per-round totals: the first lag at which
-// its autocorrelation is no longer significant (|r| < 2/sqrt(n)), at most n/4.
+// A block length for the circular block bootstrap of a series of per-round values:
+// Politis and White's automatic choice (2004, with Patton, Politis and White's 2009
+// correction), at least 1 and at most min(3 sqrt(n), n / 3).
 size_t block_length(const std::vector<double>& series);
 
-// A stack's frames for matching across kernels: root first, without scheduler and
-// entry frames, keeping only functions that both sides know.
-std::vector<std::string> matching_frames(const StackTable& st, StackId s);
+// Holm's step-down over p-values at family-wise level alpha: for each hypothesis, the
+// level it was tested at (alpha / (m - i + 1) at step i; those after the first
+// acceptance share its level) and whether it was rejected.
+struct HolmStep {
+  double level = 0;
+  double p_adjusted = 1;  // the smallest alpha at which it would be rejected
+  bool rejected = false;
+};
+std::vector<HolmStep> holm(const std::vector<double>& p, double alpha);
+
+// --fail-if-grows (growth_check.cpp): every group row matched by a limit, tested for
+// growth beyond its amount with Holm's correction over all (limit, group) pairs.
+// row_keys[i] is the key of result.groups[i] in the resamples.
+GrowthResult check_growth(const DiffResult& result, const std::vector<size_t>& row_keys,
+                          const Resamples& resamples, const DiffOptions& options);
+
+// A stack's frames for matching across kernels: root first, without the scheduler,
+// lock-primitive and entry frames of the rules in use, renamed functions folded.
+std::vector<std::string> matching_frames(const StackTable& st, StackId s,
+                                         const FrameClasses& classes);
 
 }  // namespace hangscope::diff_detail

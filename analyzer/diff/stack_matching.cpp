@@ -9,7 +9,8 @@
 
 namespace hangscope::diff_detail {
 
-std::vector<std::string> matching_frames(const StackTable& st, StackId s) {
+std::vector<std::string> matching_frames(const StackTable& st, StackId s,
+                                         const FrameClasses& classes) {
   std::vector<std::string> out;
   auto frames = st.stack(s);
   for (size_t i = frames.size(); i-- > 0;) {
@@ -18,8 +19,9 @@ std::vector<std::string> matching_frames(const StackTable& st, StackId s) {
       out.emplace_back("u:" + std::string(st.function(frames[i])));
       continue;
     }
-    std::string_view f = canonical_function(st.function(frames[i]));
-    if (is_scheduler_frame(f) || is_entry_frame(f) || is_lock_primitive(f)) continue;
+    std::string_view f = classes.canonical_function(st.function(frames[i]));
+    if (classes.is_scheduler_frame(f) || classes.is_entry_frame(f) || classes.is_lock_primitive(f))
+      continue;
     out.emplace_back(f);
   }
   return out;
@@ -29,6 +31,11 @@ size_t KeyTable::id(const std::string& key) {
   auto [it, inserted] = index_.try_emplace(key, keys_.size());
   if (inserted) keys_.push_back(key);
   return it->second;
+}
+
+size_t KeyTable::find(const std::string& key) const {
+  auto it = index_.find(key);
+  return it == index_.end() ? kNoKey : it->second;
 }
 
 }  // namespace hangscope::diff_detail

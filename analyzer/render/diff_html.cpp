@@ -26,7 +26,8 @@ void rows_list(Out out, const DiffResult& d, const std::vector<size_t>& which, b
     if (divergences)
       for (const Divergence& dv : d.divergences) {
         std::string words = dv.group == row.key ? divergence_words(dv) : "";
-        if (!words.empty()) fmt::format_to(out, "<br><span class=\"hint\">{}</span>", xml_text(words));
+        if (!words.empty())
+          fmt::format_to(out, "<br><span class=\"hint\">{}</span>", xml_text(words));
       }
     fmt::format_to(out, "</li>\n");
   }
@@ -43,9 +44,8 @@ void table(Out out, const DiffResult& d, std::string_view title, const std::vect
                    "<tr class=\"{}\"><td title=\"{}\">{}</td><td>{}</td><td>{}</td><td>{}</td>"
                    "<td>{}</td><td>{}</td><td>{}</td></tr>\n",
                    change_word(r.change), xml_text(r.label), xml_text(r.key),
-                   value_words(d, r.base), value_words(d, r.target),
-                   signed_value_words(d, r.delta), interval_words(d, r), ratio_words(r.ratio),
-                   change_word(r.change));
+                   value_words(d, r.base), value_words(d, r.target), signed_value_words(d, r.delta),
+                   interval_words(d, r), ratio_words(r.ratio), change_word(r.change));
   }
   fmt::format_to(out, "</tbody></table>\n");
 }
@@ -67,11 +67,14 @@ class DiffHtmlRenderer final : public DiffRenderer {
                    "<title>{}</title>\n<style>\n{}{}tr.grew td,tr.new td{{color:#a11}}"
                    "tr.shrank td,tr.vanished td{{color:#13a}}</style>\n</head>\n<body>\n",
                    title, assets::report_css, assets::flamegraph_css);
-    fmt::format_to(out, "<header><h1>{}</h1>\n<ul class=\"inputs\"><li>base: {}</li>"
-                        "<li>target: {}</li></ul>\n",
+    fmt::format_to(out,
+                   "<header><h1>{}</h1>\n<ul class=\"inputs\"><li>base: {}</li>"
+                   "<li>target: {}</li></ul>\n",
                    title, xml_text(side_words(d.base)), xml_text(side_words(d.target)));
     for (const std::string& line : basis_lines(d))
       fmt::format_to(out, "<p class=\"hint\">{}</p>\n", xml_text(line));
+    for (const std::string& line : growth_lines(d))
+      fmt::format_to(out, "<p class=\"growth\">{}</p>\n", xml_text(line));
     fmt::format_to(out, "</header>\n");
     fmt::format_to(out, "<section id=\"verdict\"><h2>{}</h2>\n", xml_text(regressions_heading(d)));
     rows_list(out, d, d.regressions, true);

@@ -1,37 +1,40 @@
 // The diff for scripts: every row of every table, the verdict's rankings and the
 // divergences, with numbers as numbers (no rounding).
 #include <cmath>
-
 #include <nlohmann/json.hpp>
 
 #include "diff_renderers.hpp"
+#include "diff_words.hpp"
 
 namespace hangscope::render {
 
 namespace {
 
-using nlohmann::json;
+// Keys in the order written (schema_version first), as in the report's JSON.
+using json = nlohmann::ordered_json;
 
 // JSON has no infinity or NaN: a ratio against nothing is null, as is a missing interval.
 json number(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
+// The words of the tables, except that no change is named.
 std::string_view change_name(Change c) {
-  switch (c) {
-    case Change::grew: return "grew";
-    case Change::shrank: return "shrank";
-    case Change::appeared: return "new";
-    case Change::vanished: return "vanished";
-    case Change::unchanged: break;
-  }
-  return "unchanged";
+  return c == Change::unchanged ? "unchanged" : change_word(c);
 }
 
 json rows(const std::vector<DiffRow>& rs) {
   json a = json::array();
   for (const DiffRow& r : rs) {
-    json o = {{"key", r.key},           {"label", r.label},           {"base", r.base},
-              {"target", r.target},     {"delta", r.delta},           {"ratio", number(r.ratio)},
+    json o = {{"key", r.key},
+              {"label", r.label},
+              {"base", r.base},
+              {"target", r.target},
+              {"delta", r.delta},
+              {"ratio", number(r.ratio)},
               {"interval", {number(r.ci_low), number(r.ci_high)}},
+              {"level", r.level},
+              {"interval_plain", {number(r.plain_low), number(r.plain_high)}},
+              {"p", r.p},
+              {"p_adjusted", r.p_adjusted},
               {"change", change_name(r.change)}};
     if (!r.group.empty()) o["group"] = r.group;
     if (!r.subsystem.empty()) o["subsystem"] = r.subsystem;
@@ -41,10 +44,54 @@ json rows(const std::vector<DiffRow>& rs) {
   return a;
 }
 
+std::string_view draw_name(DrawKind k) {
+  switch (k) {
+    case DrawKind::rounds:
+      return "rounds";
+    case DrawKind::samples:
+      return "samples";
+    case DrawKind::lines:
+      return "lines";
+  }
+  return "";
+}
+
 json side(const DiffSide& s) {
-  return {{"kernels", s.kernels}, {"inputs", s.paths},   {"runs", s.runs},
-          {"rounds", s.rounds},   {"late_rounds", s.late_rounds}, {"samples", s.samples},
-          {"timed", s.timed}};
+  json draws = json::array();
+  for (const RunDraw& d : s.draws)
+    draws.push_back({{"draw", draw_name(d.kind)},
+                     {"units", d.units},
+                     {"block", d.block},
+                     {"independent", d.independent}});
+  return {{"kernels", s.kernels},
+          {"inputs", s.paths},
+          {"runs", s.runs},
+          {"rounds", s.rounds},
+          {"late_rounds", s.late_rounds},
+          {"samples", s.samples},
+          {"timed", s.timed},
+          {"draws", draws},
+          {"independent", s.independent},
+          {"enough", s.enough}};
+}
+
+json growth(const DiffResult& d) {
+  const GrowthResult& g = d.growth;
+  json checks = json::array();
+  for (const GrowthCheck& c : g.checks)
+    checks.push_back({{"pattern", g.limits[c.limit].pattern},
+                      {"amount", g.limits[c.limit].amount},
+                      {"group", d.groups[c.row].key},
+                      {"interval", {number(c.low), number(c.high)}},
+                      {"level", c.level},
+                      {"grew", c.grew}});
+  json unmatched = json::array();
+  for (size_t l : g.unmatched) unmatched.push_back(g.limits[l].pattern);
+  return {{"verdict", growth_verdict_words(g.verdict)},
+          {"exit_code", bisect_exit_code(g.verdict)},
+          {"unit", unit_words(d)},
+          {"checks", checks},
+          {"unmatched", unmatched}};
 }
 
 class DiffJsonRenderer final : public DiffRenderer {
@@ -54,10 +101,16 @@ class DiffJsonRenderer final : public DiffRenderer {
   std::string render(const DiffReport& report, const RenderOptions&) const override {
     const DiffResult& d = report.result;
     json j;
+    j["schema_version"] = kJsonSchemaVersion;
+    j["kind"] = "diff";
     j["basis"] = d.basis == DiffBasis::share ? "share" : "blocked_threads";
-    if (!d.basis_note.empty()) j["basis_note"] = d.basis_note;
-    j["intervals"] = d.interval_note;
+    if (by_share(d)) j["basis_note"] = basis_words(d);
+    j["intervals"] = basis_lines(d);
     j["confidence"] = d.confidence;
+    j["resamples"] = d.resamples;
+    j["correction"] = "holm";
+    j["decidable"] = d.decidable;
+    j["min_independent"] = d.min_independent;
     j["base"] = side(d.base);
     j["target"] = side(d.target);
     j["groups"] = rows(d.groups);
@@ -78,6 +131,7 @@ class DiffJsonRenderer final : public DiffRenderer {
                                   {"target_frame", v.target_frame},
                                   {"subsystem", v.subsystem},
                                   {"same_stack", v.same_stack}});
+    if (!d.growth.limits.empty()) j["fail_if_grows"] = growth(d);
     return j.dump(2) + "\n";
   }
 };

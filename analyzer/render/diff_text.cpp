@@ -1,10 +1,10 @@
 // The diff for a person: which waits grew, by how much and how sure we are, first;
 // where the stacks of the top regressions part (where to look in a bisect); then the
 // tables by wait group, subsystem and stack.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "diff_renderers.hpp"
 #include "diff_words.hpp"
@@ -17,7 +17,7 @@ using Out = std::back_insert_iterator<std::string>;
 
 void verdict(Out out, const DiffResult& d) {
   fmt::format_to(out, "\n{}:\n", regressions_heading(d));
-  if (d.regressions.empty()) fmt::format_to(out, "  none: no wait group grew beyond its interval\n");
+  if (d.regressions.empty()) fmt::format_to(out, "  none: no wait group grew beyond the noise\n");
   for (size_t i = 0; i < d.regressions.size(); ++i) {
     const DiffRow& row = d.groups[d.regressions[i]];
     fmt::format_to(out, "  {}. {}: {}\n", i + 1, row.label, movement_words(d, row));
@@ -39,15 +39,15 @@ void table(Out out, const DiffResult& d, std::string_view title, const std::vect
   if (rows.empty()) return;
   size_t width = title.size();
   auto name = [&](const DiffRow& r) { return stacks ? r.label : r.key; };
-  for (size_t i = 0; i < rows.size() && i < limit; ++i) width = std::max(width, name(rows[i]).size());
+  for (size_t i = 0; i < rows.size() && i < limit; ++i)
+    width = std::max(width, name(rows[i]).size());
   fmt::format_to(out, "\n{:<{}}  {:>9} {:>9} {:>9}  {:<20} {:>6}  {}\n", title, width, "BASE",
                  "TARGET", "DELTA", "INTERVAL", "RATIO", "CHANGE");
   for (size_t i = 0; i < rows.size() && i < limit; ++i) {
     const DiffRow& r = rows[i];
     fmt::format_to(out, "{:<{}}  {:>9} {:>9} {:>9}  {:<20} {:>6}  {}\n", name(r), width,
-                   value_words(d, r.base), value_words(d, r.target),
-                   signed_value_words(d, r.delta), interval_words(d, r), ratio_words(r.ratio),
-                   change_word(r.change));
+                   value_words(d, r.base), value_words(d, r.target), signed_value_words(d, r.delta),
+                   interval_words(d, r), ratio_words(r.ratio), change_word(r.change));
   }
   if (rows.size() > limit) fmt::format_to(out, "... {} more\n", rows.size() - limit);
 }
@@ -65,6 +65,9 @@ class DiffTextRenderer final : public DiffRenderer {
     fmt::format_to(out, "hangscope diff\n  base:   {}\n  target: {}\n", side_words(d.base),
                    side_words(d.target));
     for (const std::string& line : basis_lines(d)) fmt::format_to(out, "  {}\n", line);
+    std::vector<std::string> growth = growth_lines(d);
+    if (!growth.empty()) fmt::format_to(out, "\n");
+    for (const std::string& line : growth) fmt::format_to(out, "{}\n", line);
     verdict(out, d);
     table(out, d, "WAIT GROUP", d.groups, SIZE_MAX, false);
     table(out, d, "SUBSYSTEM", d.subsystems, SIZE_MAX, false);

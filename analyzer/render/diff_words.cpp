@@ -1,10 +1,52 @@
 #include "diff_words.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
+
 namespace hangscope::render {
+
+namespace {
+
+std::string percent(double level) {
+  return fmt::format("{:.{}f}%", level * 100, level > 0.99 ? 1 : 0);
+}
+
+// How the bootstrap redrew one side, in words.
+std::string draws_words(const DiffSide& s) {
+  if (s.draws.empty()) return "nothing to draw";
+  const RunDraw& first = s.draws.front();
+  const bool same = std::all_of(s.draws.begin(), s.draws.end(),
+                                [&](const RunDraw& d) { return d.kind == first.kind; });
+  std::string inner;
+  if (!same) {
+    inner = "rounds in circular blocks where a run has rounds, its samples one by one where not";
+  } else if (first.kind == DrawKind::rounds) {
+    uint32_t lo = first.block, hi = first.block;
+    for (const RunDraw& d : s.draws) lo = std::min(lo, d.block), hi = std::max(hi, d.block);
+    std::string blocks = lo == hi ? fmt::format("{}", lo) : fmt::format("{} to {}", lo, hi);
+    inner = fmt::format(
+        "rounds in circular blocks of {} (Politis and White's length for its most correlated "
+        "series, at least the cube root of its rounds), {:.0f} independent blocks",
+        blocks, s.independent);
+  } else if (first.kind == DrawKind::samples) {
+    inner = fmt::format("{:.0f} samples, each drawn a Poisson(1) number of times", s.independent);
+  } else {
+    inner =
+        fmt::format("{:.0f} lines one by one (their weights are not sample counts)", s.independent);
+  }
+  if (s.runs < 2) return inner;
+  return fmt::format("its {} runs drawn with replacement, then within each drawn run {}", s.runs,
+                     inner);
+}
+
+bool draws_samples(const DiffSide& s) {
+  return std::any_of(s.draws.begin(), s.draws.end(),
+                     [](const RunDraw& d) { return d.kind != DrawKind::rounds; });
+}
+
+}  // namespace
 
 bool by_share(const DiffResult& d) { return d.basis == DiffBasis::share; }
 
@@ -16,25 +58,37 @@ std::string signed_value_words(const DiffResult& d, double v) {
   return by_share(d) ? fmt::format("{:+.1f}", v * 100) : fmt::format("{:+.2f}", v);
 }
 
+std::string unit_words(const DiffResult& d) {
+  return by_share(d) ? "share points" : "blocked threads";
+}
+
 std::string ratio_words(double r) {
   if (std::isinf(r)) return "new";
   if (r == 0) return "gone";
   return r >= 10 ? fmt::format("×{:.0f}", r) : fmt::format("×{:.2g}", r);
 }
 
+std::string interval_words(const DiffResult& d, double low, double high) {
+  if (std::isnan(low)) return "-";
+  return fmt::format("[{}, {}]", signed_value_words(d, low), signed_value_words(d, high));
+}
+
 std::string interval_words(const DiffResult& d, const DiffRow& row) {
-  if (std::isnan(row.ci_low)) return "-";
-  return fmt::format("[{}, {}]", signed_value_words(d, row.ci_low),
-                     signed_value_words(d, row.ci_high));
+  return interval_words(d, row.ci_low, row.ci_high);
 }
 
 std::string_view change_word(Change c) {
   switch (c) {
-    case Change::grew: return "grew";
-    case Change::shrank: return "shrank";
-    case Change::appeared: return "new";
-    case Change::vanished: return "vanished";
-    case Change::unchanged: break;
+    case Change::grew:
+      return "grew";
+    case Change::shrank:
+      return "shrank";
+    case Change::appeared:
+      return "new";
+    case Change::vanished:
+      return "vanished";
+    case Change::unchanged:
+      break;
   }
   return "-";
 }
@@ -44,27 +98,85 @@ std::string side_words(const DiffSide& s) {
   for (const std::string& k : s.kernels) kernels += (kernels.empty() ? "" : ", ") + k;
   if (kernels.empty()) kernels = "kernel unknown";
   std::string rounds = s.timed ? fmt::format(", {} rounds", s.rounds) : "";
-  return fmt::format("{} ({} run{}{}, {} samples)", kernels, s.runs, s.runs == 1 ? "" : "s",
-                     rounds, s.samples);
+  return fmt::format("{} ({} run{}{}, {} samples)", kernels, s.runs, s.runs == 1 ? "" : "s", rounds,
+                     s.samples);
+}
+
+std::string basis_words(const DiffResult& d) {
+  switch (d.share_reason) {
+    case ShareReason::none:
+      break;
+    case ShareReason::untimed:
+      return "some inputs have no comparable rounds (dumps or folded counts): compared by share "
+             "of samples";
+    case ShareReason::asked:
+      return "compared by share of samples, as asked";
+    case ShareReason::late_rounds: {
+      auto late = [](const DiffSide& s) {
+        return s.rounds ? static_cast<double>(s.late_rounds) / static_cast<double>(s.rounds) : 0;
+      };
+      const bool base = late(d.base) >= late(d.target);
+      const DiffSide& s = base ? d.base : d.target;
+      return fmt::format(
+          "{} of {} rounds of the {} were late (the sampler could not keep its interval): "
+          "rounds are not comparable, compared by share of samples",
+          s.late_rounds, s.rounds, base ? "base" : "target");
+    }
+  }
+  return "compared by average blocked threads (samples / rounds)";
 }
 
 std::vector<std::string> basis_lines(const DiffResult& d) {
-  return {by_share(d) ? d.basis_note : "compared by average blocked threads (samples / rounds)",
-          d.interval_note};
+  std::vector<std::string> lines = {basis_words(d)};
+  lines.push_back(fmt::format(
+      "{} intervals of the difference: Student's t with the standard error of a bootstrap ({} "
+      "resamples, each side redrawn on its own), widened for sides of few independent units",
+      percent(d.confidence), d.resamples));
+  lines.push_back("  base: " + draws_words(d.base));
+  lines.push_back("  target: " + draws_words(d.target));
+  lines.push_back(fmt::format(
+      "corrected for the {} wait groups and {} subsystems compared at once (Holm: the smallest "
+      "p-value is held to {}/{}, the next to {}/{}, ...); each interval is at its group's level, "
+      "and a group is flagged only when it excludes zero; stack rows show plain {} intervals",
+      d.groups.size(), d.subsystems.size(), percent(1 - d.confidence), d.groups.size(),
+      percent(1 - d.confidence), d.groups.size() > 1 ? d.groups.size() - 1 : 1,
+      percent(d.confidence)));
+  if (draws_samples(d.base) || draws_samples(d.target))
+    lines.push_back(
+        "samples close in time are not independent (a task blocked now is likely blocked a "
+        "moment later): drawn one by one, their intervals are a lower bound on the uncertainty");
+  if (d.base.runs < 2 || d.target.runs < 2)
+    lines.push_back(
+        "one run per side: the intervals cover the sampling noise of these runs, not the "
+        "variation from run to run; record several runs per side (--base a b c --target d e f) "
+        "and the bootstrap over runs covers both");
+  if (!d.decidable) lines.push_back(undecidable_words(d));
+  return lines;
+}
+
+std::string undecidable_words(const DiffResult& d) {
+  std::string which;
+  for (const auto* s : {&d.base, &d.target}) {
+    if (s->enough) continue;
+    which += fmt::format("{}the {} has {:.0f}", which.empty() ? "" : " and ",
+                         s == &d.base ? "base" : "target", s->independent);
+  }
+  return fmt::format(
+      "too few independent units to decide: {} (blocks of rounds, or samples), at least {:.0f} "
+      "needed on each side; the intervals may be narrower than the truth",
+      which, d.min_independent);
 }
 
 std::string movement_words(const DiffResult& d, const DiffRow& row) {
   std::string unit = by_share(d) ? "of samples" : "blocked threads";
-  double half = (row.ci_high - row.ci_low) / 2;
-  std::string pm = std::isnan(half) ? ""
-                   : by_share(d)    ? fmt::format(" ± {:.1f} points", half * 100)
-                                    : fmt::format(" ± {}", value_words(d, half));
-  return fmt::format("{} → {} {} ({}, {}{})", value_words(d, row.base), value_words(d, row.target),
-                     unit, ratio_words(row.ratio), signed_value_words(d, row.delta), pm);
+  return fmt::format("{} → {} {} ({}, {} {})", value_words(d, row.base), value_words(d, row.target),
+                     unit, ratio_words(row.ratio), signed_value_words(d, row.delta),
+                     interval_words(d, row));
 }
 
 std::string divergence_words(const Divergence& dv) {
-  if (dv.same_stack) return "the base has the same stack: this wait grew in frequency, not in shape";
+  if (dv.same_stack)
+    return "the base has the same stack: this wait grew in frequency, not in shape";
   if (dv.target_frame.empty()) return {};
   std::string sub = dv.subsystem.empty() ? "" : fmt::format(" ({})", dv.subsystem);
   std::string after = dv.common.empty() ? "from the root" : "after " + dv.common;
@@ -75,13 +187,45 @@ std::string divergence_words(const Divergence& dv) {
 }
 
 std::string regressions_heading(const DiffResult& d) {
-  return by_share(d) ? "Regressions, by added share of samples"
-                     : "Regressions, by added blocked threads";
+  return by_share(d) ? "Regressions, by the added share of samples outside the noise"
+                     : "Regressions, by the added blocked threads outside the noise";
 }
 
 std::string improvements_heading(const DiffResult& d) {
-  return by_share(d) ? "Improvements, by removed share of samples"
-                     : "Improvements, by removed blocked threads";
+  return by_share(d) ? "Improvements, by the removed share of samples outside the noise"
+                     : "Improvements, by the removed blocked threads outside the noise";
+}
+
+std::string_view growth_verdict_words(GrowthVerdict v) {
+  switch (v) {
+    case GrowthVerdict::grew:
+      return "grew";
+    case GrowthVerdict::did_not_grow:
+      return "did not grow";
+    case GrowthVerdict::cannot_decide:
+      return "cannot decide";
+  }
+  return "";
+}
+
+std::vector<std::string> growth_lines(const DiffResult& d) {
+  const GrowthResult& g = d.growth;
+  std::vector<std::string> lines;
+  if (g.limits.empty()) return lines;
+  std::string why = g.verdict == GrowthVerdict::cannot_decide ? ": " + undecidable_words(d) : "";
+  lines.push_back(fmt::format("--fail-if-grows: {} (exit {}){}", growth_verdict_words(g.verdict),
+                              bisect_exit_code(g.verdict), why));
+  for (const GrowthCheck& c : g.checks) {
+    const GrowthLimit& limit = g.limits[c.limit];
+    const DiffRow& row = d.groups[c.row];
+    lines.push_back(fmt::format(
+        "  {}: {} {} {} at {}: {} more than {} ({})", row.key, signed_value_words(d, row.delta),
+        unit_words(d), interval_words(d, c.low, c.high), percent(c.level),
+        c.grew ? "grew" : "not shown to grow", fmt::format("{:g}", limit.amount), limit.pattern));
+  }
+  for (size_t l : g.unmatched)
+    lines.push_back(fmt::format("  {}: no wait group of either side matches", g.limits[l].pattern));
+  return lines;
 }
 
 }  // namespace hangscope::render

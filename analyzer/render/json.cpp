@@ -154,7 +154,9 @@ class JsonRenderer final : public Renderer {
   }
   std::string render(const Report& r, const RenderOptions&) const override {
     const Summary& sum = r.summary();
-    Json doc = {{"inputs", inputs(r.capture)},
+    Json doc = {{"schema_version", kJsonSchemaVersion},
+                {"kind", "report"},
+                {"inputs", inputs(r.capture)},
                 {"timed", sum.timed},
                 {"rounds", sum.rounds},
                 {"duration_s", sum.duration_s},

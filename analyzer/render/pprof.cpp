@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "analyzer/render/proto/profile.pb.h"
+#include "profile.pb.h"
 #include "renderers.hpp"
 #include "xml_text.hpp"
 

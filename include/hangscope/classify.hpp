@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -182,13 +183,36 @@ struct Classification {
   }
 };
 
+namespace classify_impl {
+class CompiledRules;
+}
+
+// The frame classes ([frames]) and aliases of a rule set, for stages that look through
+// the same frames as the classifier (the diff's stack matching). `rules` must outlive it.
+class FrameClasses {
+ public:
+  explicit FrameClasses(const RuleSet& rules);
+  ~FrameClasses();
+  FrameClasses(const FrameClasses&) = delete;
+  FrameClasses& operator=(const FrameClasses&) = delete;
+
+  bool is_scheduler_frame(std::string_view function) const;
+  bool is_lock_primitive(std::string_view function) const;
+  bool is_entry_frame(std::string_view function) const;
+  // The name the rules use for a kernel function: compiler suffixes and names renamed
+  // across kernel versions folded ("wait_on_page_writeback" -> "folio_wait_writeback");
+  // the view is into `function` or into the rules.
+  std::string_view canonical_function(std::string_view function) const;
+
+ private:
+  std::unique_ptr<const classify_impl::CompiledRules> compiled_;
+};
+
 // The frame classes of the built-in rules.
+const FrameClasses& builtin_frame_classes();
 bool is_scheduler_frame(std::string_view function);
 bool is_lock_primitive(std::string_view function);
 bool is_entry_frame(std::string_view function);
-// The name the built-in rules use for a kernel function: compiler suffixes and names
-// renamed across kernel versions folded ("wait_on_page_writeback" ->
-// "folio_wait_writeback"); the view is into `function` or into the built-in rules.
 std::string_view canonical_function(std::string_view function);
 
 Classification classify(const StackTable& stacks, const RuleSet& rules);

@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hangscope/analysis.hpp"
+#include "hangscope/classify.hpp"
 #include "hangscope/model.hpp"
 
 namespace hangscope {
@@ -23,19 +25,37 @@ enum class DiffBasis {
   share,            // share of samples: some input has no comparable rounds
 };
 
+// Why a diff compares shares (DiffBasis::share).
+enum class ShareReason { none, untimed, asked, late_rounds };
+
+// What an amount of --fail-if-grows counts, in the unit a diff compares by: blocked
+// threads are values as they are; share points are hundredths of the share (0..1).
+double values_per_amount(DiffBasis basis);
+
 enum class Change { grew, shrank, unchanged, appeared, vanished };
 
 struct DiffRow {
-  std::string key;        // wait group name, subsystem, or stack key
-  std::string group;      // the wait group ("" for subsystems)
+  std::string key;    // wait group name, subsystem, or stack key
+  std::string group;  // the wait group ("" for subsystems)
   std::string subsystem;
-  std::string label;      // for people: "jbd2 force commit (jbd2_log_wait_commit from ext4_sync_file)"
-  double base = 0;        // average blocked threads, or share (0..1)
+  std::string label;  // for people: "jbd2 force commit (jbd2_log_wait_commit from ext4_sync_file)"
+  double base = 0;    // average blocked threads, or share (0..1)
   double target = 0;
-  double delta = 0;       // target - base
-  double ratio = 0;       // target / base; infinity when base is 0
-  double ci_low = 0;      // interval of delta at DiffOptions::confidence; NaN when not computed
+  double delta = 0;  // target - base
+  double ratio = 0;  // target / base; infinity when base is 0
+  // The interval of delta at `level`. Groups and subsystems: corrected for the rows of
+  // their table compared at once (Holm's level for the row; DiffResult::confidence when
+  // alone). Stacks: plain, at DiffResult::confidence. Student's t with the bootstrap's
+  // standard error (docs/diff.md).
+  double ci_low = 0;
   double ci_high = 0;
+  double level = 0;
+  // The plain interval at DiffResult::confidence, for every row.
+  double plain_low = 0, plain_high = 0;
+  double p = 1;           // bootstrap p-value of no change (two-sided)
+  double p_adjusted = 1;  // Holm's adjusted p-value within the row's table
+  // grew / shrank / appeared / vanished only when the change is significant after the
+  // correction (p_adjusted <= 1 - confidence); appeared: the base has none.
   Change change = Change::unchanged;
   // For stacks: the frames of the target's (or base's) stack, root first.
   std::vector<std::string> frames;
@@ -44,12 +64,26 @@ struct DiffRow {
 // Where the target's stacks of a regressed group part from the base's.
 struct Divergence {
   std::string group;
-  std::string common;       // the last frame both share, root first ("" when none)
-  std::string base_frame;   // the next frame on each side ("" when that side ends or is absent)
+  std::string common;      // the last frame both share, root first ("" when none)
+  std::string base_frame;  // the next frame on each side ("" when that side ends or is absent)
   std::string target_frame;
-  std::string subsystem;    // of target_frame
+  std::string subsystem;  // of target_frame
   // The base has a stack with the same frames: the wait grew in frequency, not in shape.
   bool same_stack = false;
+};
+
+// How the bootstrap redraws the units of one run (one input).
+enum class DrawKind {
+  rounds,   // its rounds, in circular blocks of consecutive rounds
+  samples,  // counts without times: every sample drawn a Poisson(1) number of times
+  lines,    // weights that are not sample counts (microseconds): line by line
+};
+
+struct RunDraw {
+  DrawKind kind = DrawKind::rounds;
+  uint64_t units = 0;      // rounds, samples or lines
+  uint32_t block = 1;      // rounds: the block length (Politis and White's choice)
+  double independent = 0;  // what the resampling treats as independent: blocks, samples, lines
 };
 
 struct DiffSide {
@@ -60,23 +94,70 @@ struct DiffSide {
   uint64_t samples = 0;
   uint64_t late_rounds = 0;
   bool timed = true;
+  std::vector<RunDraw> draws;  // one per run
+  double independent = 0;      // summed over the runs
+  bool enough = false;         // independent >= DiffOptions::min_independent
+};
+
+// --fail-if-grows GROUP[=AMOUNT]: a glob on wait-group names, and the growth that
+// counts, in the unit of the comparison (threads, or share points).
+struct GrowthLimit {
+  std::string pattern;
+  double amount = 0;
+};
+
+// Parses "jbd2:*=0.5" or "jbd2:force-commit"; throws std::invalid_argument.
+GrowthLimit parse_growth_limit(std::string_view text);
+
+// One wait group matched by one limit.
+struct GrowthCheck {
+  size_t limit = 0;  // index into DiffOptions::fail_if_grows
+  size_t row = 0;    // index into DiffResult::groups
+  // The interval of delta at `level`: corrected for every (limit, group) pair checked
+  // (Holm, on "grew by more than the amount"); low > amount is growth.
+  double low = 0, high = 0, level = 0;
+  bool grew = false;
+};
+
+enum class GrowthVerdict { did_not_grow, grew, cannot_decide };
+
+// What `git bisect run` takes: 0 good, 1 bad, 125 skip (this commit cannot be tested).
+constexpr int bisect_exit_code(GrowthVerdict v) {
+  return v == GrowthVerdict::grew ? 1 : v == GrowthVerdict::cannot_decide ? 125 : 0;
+}
+
+struct GrowthResult {
+  std::vector<GrowthLimit> limits;  // as asked
+  std::vector<GrowthCheck> checks;  // by limit, then by row
+  std::vector<size_t> unmatched;    // limits that no group of either side matches
+  GrowthVerdict verdict = GrowthVerdict::did_not_grow;
 };
 
 struct DiffResult {
   DiffBasis basis = DiffBasis::blocked_threads;
-  std::string basis_note;      // why shares, when shares
-  std::string interval_note;   // how the intervals were computed
+  ShareReason share_reason = ShareReason::none;
   double confidence = 0.95;
+  unsigned resamples = 0;
   DiffSide base, target;
-  std::vector<DiffRow> groups;      // by delta, largest growth first
+  // Both sides have enough independent units for the intervals to hold their level.
+  bool decidable = false;
+  double min_independent = 0;
+  std::vector<DiffRow> groups;  // by delta, largest growth first
   std::vector<DiffRow> subsystems;
   std::vector<DiffRow> stacks;
-  std::vector<size_t> regressions;  // indices into groups: significant growth, largest first
-  std::vector<size_t> improvements; // significant shrinking, largest first
+  // Indices into groups, significant after the correction: growth ranked by the
+  // corrected interval's lower bound (the growth the noise cannot explain), largest
+  // first; shrinking by its upper bound.
+  std::vector<size_t> regressions;
+  std::vector<size_t> improvements;
   std::vector<Divergence> divergences;  // for the top regressions
+  GrowthResult growth;                  // when DiffOptions::fail_if_grows is not empty
 };
 
 struct DiffOptions {
+  // The rules both sides were classified by: stacks are matched through their frame
+  // classes and aliases. nullptr: the built-in rules.
+  const RuleSet* rules = nullptr;
   // Compare by share of samples even where every input has rounds: for rounds that are
   // not comparable between the sides (a sampler slowed by emulation, by load). With
   // `auto_share`, a side with many late rounds is compared by share, and the report says so.
@@ -87,6 +168,10 @@ struct DiffOptions {
   uint64_t seed = 0x5eed;
   double confidence = 0.95;
   size_t top_divergences = 3;
+  // Below this many independent units on a side (blocks of rounds, samples without
+  // times, lines), a side cannot decide: see docs/diff.md for how it was chosen.
+  double min_independent = 10;
+  std::vector<GrowthLimit> fail_if_grows;
 };
 
 DiffResult diff(const DiffInput& base, const DiffInput& target, const DiffOptions& options = {});

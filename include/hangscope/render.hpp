@@ -47,6 +47,11 @@ struct RenderOptions {
   std::string version;                // of the program writing the output, for exporters
 };
 
+// The version of the JSON documents of report and diff (docs/json-schema.json, whose
+// "schema_version" const must say the same): raised when a field is removed, renamed or
+// changes meaning.
+inline constexpr int kJsonSchemaVersion = 1;
+
 class Renderer {
  public:
   virtual ~Renderer() = default;

@@ -1,7 +1,8 @@
 // The live sampler: polls every thread's state in /proc and records the kernel stack
 // and context of the threads in the selected states (and of sleeping threads in known
-// hang-prone waits), round after round, into a capture. docs/sampler.md describes how
-// it keeps its cost near the floor of /proc and why it never blocks.
+// hang-prone waits), round after round, into a sink of rounds (a capture file, say:
+// round_sink.hpp). docs/sampler.md describes how it keeps its cost near the floor of
+// /proc, why it never blocks, and how its record loop, task sources and sinks fit.
 #pragma once
 
 #include <atomic>
@@ -18,7 +19,10 @@
 
 namespace hangscope {
 
-class CaptureWriter;
+class RoundSink;
+namespace sampler {
+class RecordLoop;
+}
 
 // Kernel functions in which a task sleeps interruptibly (S) or killably while it waits
 // for something that may never come: a FUSE daemon, an NFS server. A D-only sampler
@@ -51,8 +55,8 @@ struct SamplerOptions {
   // How long the unwinds of a round may take (0, and at most: three quarters of the read
   // timeout, so that they end before the round stops waiting for its reads).
   std::chrono::microseconds user_stack_budget{0};
-  bool stacks = true;              // false: wait channel and state only
-  std::string no_stacks_reason;    // recorded in the header when !stacks
+  bool stacks = true;            // false: wait channel and state only
+  std::string no_stacks_reason;  // recorded in the header when !stacks
   std::string proc_root = "/proc";
   std::string command_line;  // recorded in the header
 };
@@ -100,13 +104,13 @@ void check_stack_privilege(const std::string& proc_root = "/proc");
 
 class Sampler {
  public:
-  // Throws std::regex_error for a bad comm regex.
-  Sampler(SamplerOptions options, CaptureWriter& out);
+  // Throws std::regex_error for a bad comm regex. Does not own `out`.
+  Sampler(SamplerOptions options, RoundSink& out);
   ~Sampler();
 
   // Samples until the duration or round count is reached or `stop` becomes true.
   // `on_round` (optional) is called after every round. Throws std::system_error when
-  // the capture cannot be written (what was written stays readable).
+  // the sink cannot store a round (what a capture file got stays readable).
   SamplerResult run(const std::atomic<bool>& stop,
                     const std::function<void(const RoundStats&)>& on_round = {});
 
@@ -116,8 +120,8 @@ class Sampler {
   SamplerResult end();
 
  private:
-  struct State;
-  std::unique_ptr<State> s_;
+  std::unique_ptr<SamplerOptions> opt_;  // where the loop and its sources see them
+  std::unique_ptr<sampler::RecordLoop> loop_;
 };
 
 }  // namespace hangscope

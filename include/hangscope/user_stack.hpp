@@ -147,4 +147,7 @@ class UserStackUnwinder {
 // no user stack to speak of (kernel threads, running or vanished tasks).
 std::vector<std::string> user_frame_texts(const UserStack& stack);
 
+// The version of libunwind this was built with ("1.6.2"), for `hangscope --version`.
+std::string_view unwinder_version();
+
 }  // namespace hangscope

@@ -8,6 +8,7 @@
 
 #include "support/run.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text_file.hpp"
 
 using namespace hangscope::testing;
 
@@ -17,8 +18,6 @@ const std::string kBin = HANGSCOPE_BIN;
 const std::string kFixtures = HANGSCOPE_FIXTURES;
 const std::string kStorm = kFixtures + "/capture/storm-overlayfs-ext4.capture";
 const std::string kSeed = kFixtures + "/proc-stack/lkml-6.12-overlayfs-jbd2.txt";
-
-size_t count_lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
 
 }  // namespace
 

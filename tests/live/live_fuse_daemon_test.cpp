@@ -17,6 +17,7 @@
 #include "support/run.hpp"
 #include "support/stalled_fuse.hpp"
 #include "support/temp_dir.hpp"
+#include "support/text_file.hpp"
 #include "support/wait_for.hpp"
 
 using namespace hangscope;
@@ -107,7 +108,11 @@ TEST(LiveFuseDaemon, TheVerdictNamesTheStoppedDaemonOfTheMount) {
   ASSERT_EQ(r.status, 0) << r.err;
   Capture c;
   read_input(out, "", c);
-  const std::string key = "end.fuse." + std::to_string(connection_of(fs.mountpoint()));
+  const uint64_t conn = connection_of(fs.mountpoint());
+  // The reader's context names the connection of its file (the task's FUSE detail).
+  EXPECT_NE(slurp(out).find("\tfuse_connection=" + std::to_string(conn) + "\n"),
+            std::string::npos);
+  const std::string key = "end.fuse." + std::to_string(conn);
   ASSERT_TRUE(c.sources[0].header.contains(key));
   capture_format::FuseDaemonField f;
   ASSERT_TRUE(capture_format::parse_fuse_daemon_field(key, c.sources[0].header.at(key), f));

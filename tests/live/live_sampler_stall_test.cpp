@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include "hangscope/classify.hpp"
@@ -32,9 +33,20 @@ bool stack_has(const Capture& c, const TaskSample& s, std::string_view function)
 
 std::string str(const Capture& c, StrId id) { return std::string(c.strings().get(id)); }
 
+// For a failure message: the task's stack, or, when the read blocks (the task got stuck
+// after all, and holds its exec_update_lock), a word saying so within a second. The
+// reading thread ends once the chain unwinds.
 std::string kernel_stack_text(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/stack");
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto text = std::make_shared<std::string>();
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::thread([pid, text, done] {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stack");
+    text->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    done->store(true, std::memory_order_release);
+  }).detach();
+  for (int i = 0; i < 100 && !done->load(std::memory_order_acquire); ++i) usleep(10'000);
+  return done->load(std::memory_order_acquire) ? *text
+                                               : "(its stack file blocks now: stuck after all)";
 }
 
 }  // namespace

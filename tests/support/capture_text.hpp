@@ -1,9 +1,10 @@
 // Reads text in any supported format into a Capture, for tests.
 #pragma once
 
-#include <string>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <string>
 
 #include "hangscope/ingest.hpp"
 
@@ -23,6 +24,15 @@ inline Capture read_text(const std::string& text, const std::string& name = "tes
   }
   close(fd);
   return c;
+}
+
+// Everything written so far to a file open for reading too (a memfd, say), from its start.
+inline std::string fd_text(int fd) {
+  std::string bytes;
+  lseek(fd, 0, SEEK_SET);
+  char buf[4096];
+  for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) bytes.append(buf, static_cast<size_t>(n));
+  return bytes;
 }
 
 }  // namespace hangscope::testing

@@ -7,6 +7,7 @@
 #include "hangscope/diff.hpp"
 #include "hangscope/flame_compare.hpp"
 #include "hangscope/ingest.hpp"
+#include "render/diff_words.hpp"
 
 using namespace hangscope;
 
@@ -183,7 +184,13 @@ TEST(Diff, DumpsAreComparedByShare) {
   Sides s{make_capture({{kForceCommit, 1.0}, {kLogSpace, 1.0}}, 200, 11), std::move(dump), {}, {}};
   DiffResult d = s.run();
   EXPECT_EQ(d.basis, DiffBasis::share);
-  EXPECT_NE(d.basis_note.find("share"), std::string::npos);
+  EXPECT_EQ(d.share_reason, ShareReason::untimed);
+  EXPECT_NE(render::basis_words(d).find("share"), std::string::npos);
+  // The dump's ten tasks are drawn as samples, the capture's rounds in blocks.
+  ASSERT_EQ(d.target.draws.size(), 1u);
+  EXPECT_EQ(d.target.draws[0].kind, DrawKind::samples);
+  EXPECT_EQ(d.target.draws[0].units, 10u);
+  EXPECT_EQ(d.base.draws[0].kind, DrawKind::rounds);
   EXPECT_NEAR(row(d.groups, "jbd2:force-commit").base, 0.5, 0.08);
   EXPECT_DOUBLE_EQ(row(d.groups, "jbd2:force-commit").target, 1.0);
 }
@@ -195,8 +202,10 @@ TEST(Diff, ASideWithMostlyLateRoundsIsComparedByShare) {
   DiffResult d = s.run();
   EXPECT_EQ(d.basis, DiffBasis::share);
   EXPECT_EQ(d.base.late_rounds, 100u);
-  EXPECT_NE(d.basis_note.find("100 of 200 rounds of the base were late"), std::string::npos)
-      << d.basis_note;
+  EXPECT_EQ(d.share_reason, ShareReason::late_rounds);
+  EXPECT_NE(render::basis_words(d).find("100 of 200 rounds of the base were late"),
+            std::string::npos)
+      << render::basis_words(d);
   EXPECT_NEAR(row(d.groups, "jbd2:force-commit").base, 0.5, 0.05);
   EXPECT_TRUE(d.regressions.empty());
 

@@ -7,8 +7,8 @@
 #include <fstream>
 #include <map>
 
-#include "analyzer/render/proto/profile.pb.h"
 #include "hangscope/render.hpp"
+#include "profile.pb.h"
 #include "support/made_capture.hpp"
 #include "support/run.hpp"
 #include "support/temp_dir.hpp"

@@ -222,3 +222,28 @@ TEST(RulesFile, AMissingFileSaysWhy) {
     EXPECT_STREQ(e.what(), "/nonexistent/rules.toml: No such file or directory");
   }
 }
+
+// The frame classes and aliases of a rule set, as the diff matches stacks by them: those
+// of the rule set given, not the built-in ones.
+TEST(RulesFile, FrameClassesAreThoseOfTheRuleSetGiven) {
+  RuleSet rules = builtin_rules();
+  merge_rules(rules, parse_rules("[frames]\nlock = [\"mydrv_lock_slowpath\"]\n"
+                                 "scheduler = [\"mydrv_sleep*\"]\n"
+                                 "[aliases]\nmydrv_old_wait = \"mydrv_wait\"\n",
+                                 "mine.toml"));
+  FrameClasses mine(rules);
+  EXPECT_TRUE(mine.is_lock_primitive("mydrv_lock_slowpath"));
+  EXPECT_TRUE(mine.is_scheduler_frame("mydrv_sleep_on"));
+  EXPECT_EQ(mine.canonical_function("mydrv_old_wait"), "mydrv_wait");
+  EXPECT_EQ(mine.canonical_function("mydrv_old_wait.isra.0"), "mydrv_wait");
+  // The built-in classes stay in the merged set...
+  EXPECT_TRUE(mine.is_lock_primitive("__mutex_lock"));
+  EXPECT_TRUE(mine.is_entry_frame("do_syscall_64"));
+  EXPECT_EQ(mine.canonical_function("wait_on_page_writeback"), "folio_wait_writeback");
+  // ...and the built-in set knows none of the file's.
+  const FrameClasses& builtin = builtin_frame_classes();
+  EXPECT_FALSE(builtin.is_lock_primitive("mydrv_lock_slowpath"));
+  EXPECT_FALSE(builtin.is_scheduler_frame("mydrv_sleep_on"));
+  EXPECT_EQ(builtin.canonical_function("mydrv_old_wait"), "mydrv_old_wait");
+  EXPECT_TRUE(is_lock_primitive("__mutex_lock"));
+}

@@ -12,19 +12,11 @@
 #include "hangscope/capture_writer.hpp"
 #include "hangscope/ingest.hpp"
 #include "hangscope/render.hpp"
+#include "support/capture_text.hpp"
 
 using namespace hangscope;
 
 namespace {
-
-std::string slurp_fd(int fd) {
-  std::string bytes;
-  lseek(fd, 0, SEEK_SET);
-  char buf[4096];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof buf)) > 0) bytes.append(buf, n);
-  return bytes;
-}
 
 Capture read_bytes(const std::string& bytes) {
   int fd = memfd_create("in", MFD_CLOEXEC);
@@ -103,7 +95,7 @@ std::string write_v2(bool finish) {
     }
     if (finish) w.finish(3, 3'000'000'000, {{"timed_out", 3}, {"vanished", 1}});
   }
-  std::string bytes = slurp_fd(fd);
+  std::string bytes = hangscope::testing::fd_text(fd);
   close(fd);
   return bytes;
 }
@@ -195,7 +187,7 @@ TEST(SamplerCaptureV2, WriterTablesAreBounded) {
     }
     w.finish(10, 10000);
   }
-  std::string bytes = slurp_fd(fd);
+  std::string bytes = hangscope::testing::fd_text(fd);
   close(fd);
   Capture c = read_bytes(bytes);
   EXPECT_EQ(c.sources[0].skipped_lines, 0u);

@@ -6,6 +6,7 @@
 #include "fuse_daemons.hpp"
 #include "hangscope/capture_format.hpp"
 #include "mount_table.hpp"
+#include "task_details.hpp"
 
 using namespace hangscope;
 using namespace hangscope::sampler;
@@ -29,6 +30,24 @@ TEST(SamplerFuse, FuseFileSystemsAndTheirConnection) {
   EXPECT_EQ(loc.device, "");
   EXPECT_EQ(loc.mount_point, "/tmp/hs-try.aZHn");
   EXPECT_EQ(loc.minor, 39u);
+}
+
+TEST(SamplerFuse, ATaskOnAFuseFileNamesItsConnectionAsAContextField) {
+  auto mounts = parse_mountinfo(
+      "42 27 0:39 / /tmp/hs-try.aZHn rw,nosuid,nodev,relatime - fuse.hangscope-stallfs "
+      "hangscope-stallfs rw,user_id=0,group_id=0\n"
+      "43 27 7:0 / /mnt/x rw,relatime - ext4 /dev/loop0 rw\n");
+  ASSERT_EQ(mounts.size(), 2u);
+  TaskDetails fuse;
+  fuse.location = locate_mount(mounts, mounts[0], "/sys");
+  read_fuse_detail(fuse);
+  ASSERT_EQ(fuse.extra.size(), 1u);
+  EXPECT_EQ(fuse.extra[0].first, "fuse_connection");
+  EXPECT_EQ(fuse.extra[0].second, "39");
+  TaskDetails ext4;
+  ext4.location = locate_mount(mounts, mounts[1], "/sys");
+  read_fuse_detail(ext4);
+  EXPECT_TRUE(ext4.extra.empty());
 }
 
 TEST(SamplerFuse, TheConnectionOfADevFuseDescriptor) {

@@ -1,0 +1,99 @@
+#include "input_options.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+#include "hangscope/ingest.hpp"
+
+#ifndef HANGSCOPE_RULES_DIR
+#define HANGSCOPE_RULES_DIR "/etc/hangscope/rules.d"
+#endif
+
+namespace hangscope::cli {
+
+namespace {
+
+const char* const kRulesDirVariable = "HANGSCOPE_RULES_DIR";
+
+// The directory in use and whether it was asked for: a directory named on the command
+// line or in the environment must exist; the default one may be absent.
+struct RulesDir {
+  std::string path;  // empty: none
+  bool explicit_ = false;
+};
+
+RulesDir rules_dir(const RulesOptions& opts) {
+  if (opts.dir) return {*opts.dir, true};
+  if (const char* env = std::getenv(kRulesDirVariable)) return {env, true};
+  return {std::string(default_rules_dir()), false};
+}
+
+// The *.toml files of `dir`, by name, so that "10-site.toml" applies before "20-team.toml".
+std::vector<std::string> rule_files_in(const RulesDir& dir) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> files;
+  if (dir.path.empty()) return files;
+  std::error_code ec;
+  fs::directory_iterator it(dir.path, ec);
+  if (ec) {
+    if (!dir.explicit_ && ec == std::errc::no_such_file_or_directory) return files;
+    throw RuleError(fmt::format("{}: {}", dir.path, ec.message()));
+  }
+  for (const fs::directory_entry& e : it) {
+    if (e.path().extension() != ".toml") continue;
+    if (!e.is_regular_file(ec)) continue;  // a subdirectory, a dangling link
+    files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+std::string_view default_rules_dir() { return HANGSCOPE_RULES_DIR; }
+
+void add_rules_options(CLI::App& cmd, RulesOptions& opts) {
+  const char* group = "Rules";
+  cmd.add_option("--rules", opts.files,
+                 "Add wait-group rules from this TOML file, or override groups by name "
+                 "(docs/rules.md); may be given more than once")
+      ->type_name("FILE")
+      ->group(group);
+  cmd.add_option("--rules-dir", opts.dir,
+                 fmt::format("Read the rule files (*.toml, by name) of this directory instead "
+                             "of ${} or {}; an empty DIR reads none",
+                             kRulesDirVariable, default_rules_dir()))
+      ->type_name("DIR")
+      ->group(group);
+}
+
+void add_input_options(CLI::App& cmd, InputOptions& opts) {
+  std::vector<std::string> names;
+  for (const Reader* r : readers()) names.emplace_back(r->name());
+  cmd.add_option("--input-format", opts.format,
+                 "Read the inputs as this format instead of detecting it")
+      ->check(CLI::IsMember(names))
+      ->group("Inputs");
+  add_rules_options(cmd, opts.rules);
+}
+
+RuleSet load_rules(const RulesOptions& opts) {
+  RuleSet rules = builtin_rules();
+  for (const std::string& path : rule_files_in(rules_dir(opts)))
+    merge_rules(rules, load_rules_file(path));
+  for (const std::string& path : opts.files) merge_rules(rules, load_rules_file(path));
+  return rules;
+}
+
+void read_inputs(const std::vector<std::string>& paths, const InputOptions& opts,
+                 Capture& capture) {
+  for (const std::string& path : paths) read_input(path, opts.format, capture);
+}
+
+}  // namespace hangscope::cli

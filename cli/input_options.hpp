@@ -1,0 +1,39 @@
+// The input options of every subcommand that analyses (report, diff; watch and top as
+// they come), defined once: how the inputs are read, and which wait-group rules
+// classify them. record takes the rule options only, for the report it prints.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "hangscope/classify.hpp"
+#include "hangscope/model.hpp"
+
+namespace hangscope::cli {
+
+struct RulesOptions {
+  std::vector<std::string> files;  // --rules, applied in order, after the directory
+  std::optional<std::string> dir;  // --rules-dir; unset: $HANGSCOPE_RULES_DIR or the default
+};
+
+struct InputOptions {
+  std::string format;  // --input-format; empty: detect
+  RulesOptions rules;
+};
+
+// The directory of rule files read by default (HANGSCOPE_RULES_DIR at build time).
+std::string_view default_rules_dir();
+
+void add_rules_options(CLI::App& cmd, RulesOptions& opts);
+void add_input_options(CLI::App& cmd, InputOptions& opts);
+
+// The built-in rules, then every *.toml of the rules directory in name order, then the
+// --rules files: each adds groups or overrides them by name. Throws RuleError.
+RuleSet load_rules(const RulesOptions& opts);
+
+// Reads the inputs into `capture`, as --input-format says. Throws InputError.
+void read_inputs(const std::vector<std::string>& paths, const InputOptions& opts, Capture& capture);
+
+}  // namespace hangscope::cli

@@ -1,0 +1,102 @@
+// Where the sampler's rounds go: the records a recording is made of (its header, each
+// round's blocked tasks and figures, its footer) and the interface of what receives
+// them. The capture file writer is one sink (capture_writer.hpp); an in-memory window of
+// the last rounds, or a tee of two sinks (round_tee.hpp), are others.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace hangscope {
+
+struct CaptureHeader {
+  std::string host;
+  std::string kernel;
+  std::string boot_id;
+  int64_t start_unix_ns = 0;
+  int64_t interval_ns = 0;
+  std::string states;
+  std::string command_line;
+  std::vector<std::pair<std::string, std::string>> extra;  // further "key value" lines
+};
+
+// Further context fields of a task, beyond those below ("key", "value").
+using ContextFields = std::vector<std::pair<std::string, std::string>>;
+
+// What is known about a blocked task beyond its stack, written once per distinct value
+// (a `C` line) and referred to by id from the task records.
+struct TaskContextRecord {
+  std::string_view wchan;
+  int syscall_nr = -1;  // -1: not in a system call, or unknown
+  std::string_view syscall_name;
+  std::string_view syscall_args;
+  std::string_view file;
+  std::string_view filesystem;
+  std::string_view device;
+  std::string_view cgroup;
+  std::string_view container;
+  std::string_view unreadable;  // why part of the task could not be read
+  int ppid = 0;
+  const ContextFields* extra = nullptr;  // written after the fields above; none when null
+  bool empty() const;
+};
+
+struct TaskRecord {
+  int64_t time_ns = 0;  // since the start of the capture
+  int pid = 0;          // thread-group id
+  int tid = 0;
+  char state = '?';
+  bool kernel_thread = false;
+  std::string_view comm;
+  std::string_view stack_text;  // the stack file as read: one frame per line
+  bool watched = false;         // an S task in a wait on the sampler's list
+  bool fuse_daemon = false;     // a thread of the FUSE daemon of a mount with waiters
+  bool no_stack = false;        // the stack was not read (see context.unreadable)
+  bool switches_known = false;
+  uint64_t voluntary_switches = 0;
+  uint64_t involuntary_switches = 0;
+  const TaskContextRecord* context = nullptr;  // none when null
+};
+
+// How the user stacks of one round came out (record --user-stacks).
+struct UserStackRound {
+  uint32_t stops = 0;         // processes stopped
+  int64_t stop_pause_ns = 0;  // the longest pause of a process stop
+  uint32_t complete = 0, partial = 0, did_not_stop = 0, ran = 0, timed_out = 0;
+};
+
+struct RoundEnd {
+  uint32_t threads = 0;
+  uint32_t recorded = 0;
+  uint32_t running = 0;
+  uint32_t uninterruptible = 0;
+  // /proc/pressure avg10 "some" and "full" of io, memory and cpu; -1 unknown.
+  float pressure[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
+  const UserStackRound* user_stacks = nullptr;  // written when set
+};
+
+using Counters = std::vector<std::pair<std::string, uint64_t>>;
+// Footer fields whose values are words, not numbers (the FUSE daemons found).
+using TextFields = std::vector<std::pair<std::string, std::string>>;
+
+// Receives a recording in order: header, then rounds (begin_round, task..., end_round),
+// then finish. The views in the records are valid during the call only: a sink that
+// keeps them copies or interns them. A sink that cannot store a round throws
+// std::system_error from end_round or finish (the recording then ends).
+class RoundSink {
+ public:
+  virtual ~RoundSink() = default;
+  virtual void header(const CaptureHeader& h) = 0;
+  virtual void begin_round(uint32_t index, int64_t time_ns, bool late) = 0;
+  virtual void task(const TaskRecord& t) = 0;
+  virtual void end_round(uint32_t index, const RoundEnd& e) = 0;
+  // `counters` (the sampler's: vanished, timed_out, ...) in the order they are to be kept,
+  // then `fields` (words without blanks).
+  virtual void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,
+                      const TextFields& fields = {}) = 0;
+};
+
+}  // namespace hangscope

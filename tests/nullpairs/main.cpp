@@ -1,0 +1,52 @@
+// hangscope-null-pairs: writes pairs of synthetic captures whose two sides come from one
+// distribution (the rates of a real capture's stacks; see null_pairs.hpp), to check by
+// hand or in bulk that `hangscope diff` of each pair finds nothing:
+//
+//   hangscope-null-pairs --from fixtures/capture/storm-overlayfs-ext4.capture -o DIR
+//   for b in DIR/*-base.capture; do hangscope diff --base $b --target
+//   ${b%-base.capture}-target.capture; done
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+
+#include "hangscope/ingest.hpp"
+#include "null_pairs.hpp"
+
+using namespace hangscope;
+
+int main(int argc, char** argv) {
+  CLI::App app{"Writes pairs of captures whose sides come from the same distribution"};
+  std::string from, dir;
+  unsigned pairs = 100, rounds = 150;
+  uint64_t seed = 1;
+  app.add_option("--from", from, "The real capture whose stacks' rates are drawn from")->required();
+  app.add_option("-o,--output", dir, "Directory for the pairs (created)")->required();
+  app.add_option("--pairs", pairs, "How many pairs")->capture_default_str();
+  app.add_option("--rounds", rounds, "Rounds of each capture")->capture_default_str();
+  app.add_option("--seed", seed, "Seed of the first capture; capture i has seed + i")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  try {
+    Capture real;
+    read_input(from, "", real);
+    nullpairs::NullModel model = nullpairs::null_model(real);
+    std::filesystem::create_directories(dir);
+    const std::string command =
+        fmt::format("hangscope-null-pairs --from {} --rounds {} --seed {}", from, rounds, seed);
+    for (unsigned i = 0; i < pairs; ++i)
+      for (unsigned side = 0; side < 2; ++side) {
+        const uint64_t s = seed + 2 * i + side;
+        std::string path =
+            fmt::format("{}/null-{:03}-{}.capture", dir, i, side ? "target" : "base");
+        nullpairs::write_capture(nullpairs::null_capture(model, rounds, s), path,
+                                 fmt::format("{} (capture seed {})", command, s));
+      }
+    fmt::print("{} pairs of {} rounds from {} stacks in {}\n", pairs, rounds, model.stacks.size(),
+               dir);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "hangscope-null-pairs: {}\n", e.what());
+    return 1;
+  }
+  return 0;
+}
