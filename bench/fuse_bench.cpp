@@ -1,7 +1,8 @@
-// The cost of finding the FUSE daemon of a mount (sampler/fuse_watch.hpp): one look at
-// the descriptors of every process (readlink of /proc/<pid>/fd/<n>, and the fdinfo of
-// those that are /dev/fuse), as the sampler makes it at most once a second while a
-// connection with waiters has no known daemon. On this machine as it is, and with
+// The cost of the FUSE detail per blocked task (below), and of finding the FUSE daemon
+// of a mount (sampler/fuse_watch.hpp): one look at the descriptors of every process
+// (readlink of /proc/<pid>/fd/<n>, and the fdinfo of those that are /dev/fuse), as the
+// sampler makes it at most once a second while a connection with waiters has no known
+// daemon. On this machine as it is, and with
 // 1,000 more processes of 16 descriptors each, side by side in one run with a plain
 // listing of /proc (what any scan of the processes costs at least).
 //

@@ -294,7 +294,8 @@ void ProcSource::settle_stuck(RoundTable& round, RoundTask& task, ThreadEntry& t
   } else {
     if (outcome == ReaderPool::Outcome::timed_out)
       t.pending = ReaderPool::finished_flag(task.ticket);
-    if (comm_re_ && !t.comm_selected && !round.fuse_daemon(task.pid)) task.dropped = true;  // not known now: as at the last look
+    if (comm_re_ && !t.comm_selected && !round.fuse_daemon(task.pid))
+      task.dropped = true;  // not known now: as at the last look
   }
 }
 

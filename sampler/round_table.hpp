@@ -34,7 +34,7 @@ struct RoundTask {
   int tid = 0;
   char state = '?';
   bool kernel_thread = false;
-  bool watched = false;  // an S task in a wait on the list
+  bool watched = false;      // an S task in a wait on the list
   bool fuse_daemon = false;  // a thread of the daemon of a FUSE mount with waiters
   int ppid = 0;
   std::string comm;

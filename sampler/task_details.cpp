@@ -49,14 +49,12 @@ void note(TaskDetails& out, std::string_view what, int err) {
   if (out.problem.empty()) out.problem = std::string(what) + ": " + std::strerror(err);
 }
 
-
 }  // namespace
 
 void read_fuse_detail(TaskDetails& out) {
   if (!is_fuse_filesystem(out.location.fstype)) return;
-  out.extra.emplace_back(
-      "fuse_connection",
-      std::to_string(fuse_connection(out.location.major, out.location.minor)));
+  out.extra.emplace_back("fuse_connection",
+                         std::to_string(fuse_connection(out.location.major, out.location.minor)));
 }
 
 bool parse_switches(std::string_view status, uint64_t& voluntary, uint64_t& involuntary) {

@@ -110,8 +110,7 @@ TEST(LiveFuseDaemon, TheVerdictNamesTheStoppedDaemonOfTheMount) {
   read_input(out, "", c);
   const uint64_t conn = connection_of(fs.mountpoint());
   // The reader's context names the connection of its file (the task's FUSE detail).
-  EXPECT_NE(slurp(out).find("\tfuse_connection=" + std::to_string(conn) + "\n"),
-            std::string::npos);
+  EXPECT_NE(slurp(out).find("\tfuse_connection=" + std::to_string(conn) + "\n"), std::string::npos);
   const std::string key = "end.fuse." + std::to_string(conn);
   ASSERT_TRUE(c.sources[0].header.contains(key));
   capture_format::FuseDaemonField f;
