@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <charconv>
 #include <thread>
 
@@ -107,11 +108,7 @@ void FuseWatch::waiter(const FileLocation& file, std::string_view wchan) {
   }
 }
 
-void FuseWatch::end_round(int64_t now_ns) {
-  for (auto& [id, c] : connections_)
-    if (c.last_waiter_ns == -1) c.last_waiter_ns = now_ns;
-
-  // The answer of the last lookup, once it came.
+void FuseWatch::take_answer(int64_t now_ns) {
   if (lookup_ && lookup_->done.load(std::memory_order_acquire)) {
     for (uint64_t id : lookup_->waiting) {
       Connection& c = connections_[id];
@@ -127,6 +124,12 @@ void FuseWatch::end_round(int64_t now_ns) {
     }
     lookup_.reset();
   }
+}
+
+void FuseWatch::end_round(int64_t now_ns) {
+  for (auto& [id, c] : connections_)
+    if (c.last_waiter_ns == -1) c.last_waiter_ns = now_ns;
+  take_answer(now_ns);  // the answer of the last lookup, once it came
 
   bool unknown = anonymous_waiter_;
   for (auto& [id, c] : connections_) {
@@ -156,6 +159,16 @@ void FuseWatch::end_round(int64_t now_ns) {
   recorded_.clear();
   for (const auto& [id, c] : connections_)
     if (c.daemon != 0 && now_ns - c.last_waiter_ns < kKeepNs) recorded_.insert(c.daemon);
+}
+
+void FuseWatch::finish(int64_t now_ns, int64_t wait_ns) {
+  // A look at the descriptors never waits for a file: it ends, slowly on a loaded
+  // machine, and a short recording would otherwise end before its answer.
+  for (int64_t waited = 0; lookup_ && !lookup_->done.load(std::memory_order_acquire) &&
+                           waited < wait_ns;
+       waited += 10'000'000)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  take_answer(now_ns);
 }
 
 std::vector<std::pair<std::string, std::string>> FuseWatch::end_fields() const {

@@ -48,6 +48,10 @@ class FuseWatch {
   // those of the connections that had waiters in the last two seconds.
   void end_round(int64_t now_ns);
 
+  // The recording ends: the answer of a lookup still running is waited for (at most
+  // `wait_ns`) and taken up, so that the end line names the daemon it found.
+  void finish(int64_t now_ns, int64_t wait_ns);
+
   // Whether the threads of process `pid` are recorded whatever their state.
   bool records(int pid) const { return recorded_.contains(pid); }
   const std::set<int>& recorded() const { return recorded_; }
@@ -61,6 +65,7 @@ class FuseWatch {
     int64_t last_waiter_ns = 0;
   };
   struct Lookup;  // a search of the daemons running on a reader thread
+  void take_answer(int64_t now_ns);
 
   std::string proc_root_, sys_root_;
   std::map<uint64_t, Connection> connections_;

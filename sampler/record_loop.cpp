@@ -14,6 +14,9 @@ namespace hangscope::sampler {
 
 namespace {
 
+// How long the end of a recording waits for a look for FUSE daemons still running.
+constexpr int64_t kFuseAnswerWaitNs = 2'000'000'000;
+
 void sleep_until(int64_t monotonic_deadline_ns) {
   timespec ts{static_cast<time_t>(monotonic_deadline_ns / 1'000'000'000),
               static_cast<long>(monotonic_deadline_ns % 1'000'000'000)};
@@ -163,7 +166,12 @@ SamplerResult RecordLoop::end() {
                   {"abandoned_reads", r.abandoned_reads},
                   {"fd_fallbacks", r.fd_fallbacks}};
   footer.insert(footer.end(), own.begin(), own.end());
-  sink_.finish(r.rounds, r.duration_ns, footer, fuse_ ? fuse_->end_fields() : TextFields{});
+  TextFields fields;
+  if (fuse_) {
+    fuse_->finish(monotonic_ns(), kFuseAnswerWaitNs);
+    fields = fuse_->end_fields();
+  }
+  sink_.finish(r.rounds, r.duration_ns, footer, fields);
   return result_;
 }
 

@@ -50,7 +50,7 @@ struct RenderOptions {
 // The version of the JSON documents of report and diff (docs/json-schema.json, whose
 // "schema_version" const must say the same): raised when a field is removed, renamed or
 // changes meaning.
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;
 
 class Renderer {
  public:
