@@ -35,5 +35,7 @@ std::string task_label(const Capture& c, const TaskExample& t);
 
 // verdict_words.cpp: the verdict as lines of text (possible deadlocks, then findings).
 std::vector<std::string> verdict_lines(const Report& report);
+// verdict_words.cpp: who holds what a part of the verdict waits for, in words.
+std::string holder_words(const Capture& c, const VerdictHolder& h);
 
 }  // namespace hangscope::render
