@@ -20,7 +20,6 @@ const Renderer& json_renderer();        // json.cpp: everything, for programs
 // task_label.cpp: a task as the reports name it, "comm (tid)".
 std::string task_label(const Capture& c, const TaskExample& t);
 
-// verdict_words.cpp: the verdict as lines of text (possible deadlocks, then findings).
-std::vector<std::string> verdict_lines(const Report& report);
+// verdict_words.cpp: verdict_lines (render.hpp), the verdict as lines of text.
 
 }  // namespace hangscope::render

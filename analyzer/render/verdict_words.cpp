@@ -72,7 +72,12 @@ std::string finding_line(const WaitGraph& g, const Finding& f, size_t max_parts)
 
 }  // namespace
 
+}  // namespace hangscope::render
+
+namespace hangscope {
+
 std::vector<std::string> verdict_lines(const Report& r) {
+  using namespace render;
   const WaitGraph& g = r.graph();
   std::vector<std::string> lines;
   for (const Deadlock& d : g.deadlocks) {
@@ -104,4 +109,4 @@ std::vector<std::string> verdict_lines(const Report& r) {
   return lines;
 }
 
-}  // namespace hangscope::render
+}  // namespace hangscope

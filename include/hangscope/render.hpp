@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hangscope/analysis.hpp"
 #include "hangscope/model.hpp"
@@ -61,6 +62,10 @@ class Renderer {
 };
 
 std::span<const Renderer* const> renderers();
+
+// The verdict as lines of text, as the text report begins with them (possible
+// deadlocks, then findings): for one-line summaries elsewhere (watch's journal line).
+std::vector<std::string> verdict_lines(const Report& report);
 const Renderer* find_renderer(std::string_view name);
 
 }  // namespace hangscope

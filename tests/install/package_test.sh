@@ -58,6 +58,7 @@ dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$work/files"
 for f in /usr/bin/hangscope \
   /usr/share/man/man1/hangscope.1.gz /usr/share/man/man1/hangscope-record.1.gz \
   /usr/share/man/man1/hangscope-report.1.gz /usr/share/man/man1/hangscope-diff.1.gz \
+  /usr/share/man/man1/hangscope-watch.1.gz /usr/lib/systemd/system/hangscope-watch.service \
   /usr/share/bash-completion/completions/hangscope /usr/share/zsh/vendor-completions/_hangscope \
   /usr/share/hangscope/rules/builtin.toml /usr/share/doc/hangscope/copyright \
   /usr/share/doc/hangscope/changelog.gz /usr/share/doc/hangscope/json-schema.json \
