@@ -88,3 +88,25 @@ TEST(WatchCli, APortInUseIsOneLineAndExitOne) {
   EXPECT_EQ(r.err, "hangscope: --listen 127.0.0.1:" + port +
                        ": cannot listen there: Address already in use\n");
 }
+
+// A capture watch wrote (fixtures/capture/watch-storm.capture, made by
+// make-watch-capture.sh) says in the report what made it, and its timeline marks it.
+TEST(WatchCli, TheReportOfAWatchCaptureShowsItsTrigger) {
+  const std::string fixture = std::string(HANGSCOPE_FIXTURES) + "/capture/watch-storm.capture";
+  RunResult text = run({kBin, "report", fixture});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("\n    written by watch: avg-blocked fired at 3.20 s (value 4, "
+                          "threshold 4): last 10 s\n"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("hangscope report: 1 input, 110 rounds"), std::string::npos);
+  EXPECT_NE(text.out.find("the jbd2 journal of loop0"), std::string::npos);
+  RunResult html = run({kBin, "report", "-f", "html", fixture});
+  ASSERT_EQ(html.status, 0) << html.err;
+  EXPECT_NE(html.out.find("class=\"hs-trigger\""), std::string::npos);
+  EXPECT_NE(html.out.find(">avg-blocked fired</text>"), std::string::npos);
+  // A capture of record has neither.
+  RunResult record = run({kBin, "report", std::string(HANGSCOPE_FIXTURES) +
+                                              "/capture/storm-v2-context.capture"});
+  EXPECT_EQ(record.out.find("written by watch"), std::string::npos);
+}
