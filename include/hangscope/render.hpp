@@ -68,4 +68,8 @@ std::span<const Renderer* const> renderers();
 std::vector<std::string> verdict_lines(const Report& report);
 const Renderer* find_renderer(std::string_view name);
 
+// What was odd about an input (a cut capture, skipped lines, tasks without a stack, perf
+// samples of other events left out), one line each, "path: ...".
+std::vector<std::string> input_warnings(const SourceInfo& source);
+
 }  // namespace hangscope
