@@ -3,10 +3,12 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "hangscope/model.hpp"
+#include "hangscope/sampler.hpp"
 #include "input_options.hpp"
 #include "output_options.hpp"
 
@@ -59,7 +61,36 @@ struct DiffArgs {
 CLI::App* add_record(CLI::App& app, RecordOptions& opts);
 // The options of record, on `cmd`: also those of hangscope alone.
 void add_record_options(CLI::App& cmd, RecordOptions& opts);
+// Those of them that choose what is sampled and how (-i, states, filters, S-waits, user
+// stacks): also watch's.
+void add_sampling_options(CLI::App& cmd, RecordOptions& opts);
+// The sampler's options from them; nullopt after one line on stderr for a bad one.
+std::optional<SamplerOptions> sampler_options(const RecordOptions& opts,
+                                              const std::string& command_line);
+// Without the privilege to read stacks: says so, and records without them (true) or
+// fails with --require-stacks (false).
+bool check_stack_access(const RecordOptions& opts, SamplerOptions& so);
 int run_record(const RecordOptions& opts, const std::string& command_line);
+
+struct WatchOptions {
+  RecordOptions sampling;           // its interval is watch's own default
+  double window_s = 60;
+  double after_s = 10;
+  double after_interval_ms = 20;
+  std::string dir = "/var/lib/hangscope";
+  std::string blocked_for = "10";   // seconds, or off
+  std::string avg_blocked = "10";   // threads, or off
+  std::string psi_full = "10";      // percent, or off
+  bool kmsg = false, no_kmsg = false;
+  double cooldown_s = 300;
+  uint64_t max_files = 10;
+  uint64_t max_bytes = 256ull << 20;
+  std::string listen;  // empty: no metrics endpoint
+};
+
+// watch.cpp
+CLI::App* add_watch(CLI::App& app, WatchOptions& opts);
+int run_watch(const WatchOptions& opts, const std::string& command_line);
 
 // diff.cpp
 CLI::App* add_diff(CLI::App& app, DiffArgs& opts);

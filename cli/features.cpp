@@ -2,6 +2,7 @@
 // adds its line here, with the status its own code reports.
 #include "features.hpp"
 
+#include "hangscope/metrics_server.hpp"
 #include "hangscope/user_stack.hpp"
 
 namespace hangscope::cli {
@@ -10,6 +11,8 @@ std::vector<Feature> features() {
   return {
       {"bpf-source", "BPF task iterator source (record --source bpf)", std::string(kNotYet)},
       {"libunwind", "user-space stacks (record --user-stacks)", std::string(unwinder_version())},
+      {"metrics", "Prometheus metrics over HTTP with cpp-httplib (watch --listen)",
+       std::string(live::http_library_version())},
       {"on-cpu", "on-CPU kernel stacks (record --on-cpu)", std::string(kNotYet)},
   };
 }

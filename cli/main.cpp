@@ -49,6 +49,8 @@ int main(int argc, char** argv) {
   CLI::App* report_cmd = add_report(app, report);
   DiffArgs diff;
   CLI::App* diff_cmd = add_diff(app, diff);
+  WatchOptions watch;
+  CLI::App* watch_cmd = add_watch(app, watch);
   std::string shell;
   CLI::App* completion_cmd = add_completion(app, shell);
 
@@ -68,6 +70,7 @@ int main(int argc, char** argv) {
   try {
     if (report_cmd->parsed()) return run_report(report);
     if (diff_cmd->parsed()) return run_diff(diff);
+    if (watch_cmd->parsed()) return run_watch(watch, joined_command_line(argc, argv));
     if (completion_cmd->parsed()) return run_completion(app, shell);
     bool bounded = record.duration_s > 0 || record.rounds > 0;
     if (!record_cmd->parsed() && !bounded) record.duration_s = kDefaultSeconds;

@@ -69,15 +69,22 @@ void add_record_options(CLI::App& app, RecordOptions& opts) {
   CLI::App* cmd = &app;
   cmd->add_option("-d,--duration", opts.duration_s, "Seconds to sample")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("-i,--interval", opts.interval_ms, "Milliseconds between rounds")
-      ->check(CLI::Range(0.1, 3'600'000.0))
-      ->capture_default_str();
   cmd->add_option("-n,--rounds", opts.rounds, "Number of rounds")->check(CLI::PositiveNumber);
   cmd->add_option("-o,--output", opts.output,
                   "Write the capture to this file (created 0600, never overwritten without "
                   "--force); without -o the report is printed")
       ->type_name("FILE");
   cmd->add_flag("--force", opts.force, "Overwrite an existing output file");
+  add_sampling_options(*cmd, opts);
+  // Without -o the capture is reported: by the rules in use.
+  add_rules_options(*cmd, opts.report.input.rules);
+}
+
+void add_sampling_options(CLI::App& app, RecordOptions& opts) {
+  CLI::App* cmd = &app;
+  cmd->add_option("-i,--interval", opts.interval_ms, "Milliseconds between rounds")
+      ->check(CLI::Range(0.1, 3'600'000.0))
+      ->capture_default_str();
   cmd->add_option("--states", opts.states, "Task states to record: D, DS or all")
       ->check(CLI::IsMember({"D", "DS", "all"}))
       ->capture_default_str();
@@ -114,8 +121,6 @@ void add_record_options(CLI::App& app, RecordOptions& opts) {
                   "(default and most: three quarters of the read timeout)")
       ->check(CLI::Range(1.0, 60'000.0))
       ->needs(user_stacks);
-  // Without -o the capture is reported: by the rules in use.
-  add_rules_options(*cmd, opts.report.input.rules);
 }
 
 CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
@@ -133,7 +138,8 @@ CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
   return cmd;
 }
 
-int run_record(const RecordOptions& opts, const std::string& command_line) {
+std::optional<SamplerOptions> sampler_options(const RecordOptions& opts,
+                                              const std::string& command_line) {
   SamplerOptions so;
   so.interval = std::chrono::microseconds(static_cast<int64_t>(opts.interval_ms * 1000));
   if (opts.duration_s > 0) so.duration_s = opts.duration_s;
@@ -158,25 +164,36 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
     } catch (const std::regex_error& e) {
       print_error(
           fmt::format("--comm '{}': not a valid regular expression ({})", opts.comm, e.what()));
-      return kUsage;
+      return std::nullopt;
     }
   }
+  return so;
+}
 
-  // The rules of the progress line and the report: a bad rule file fails before sampling.
-  RuleSet rules = load_rules(opts.report.input.rules);
-
+bool check_stack_access(const RecordOptions& opts, SamplerOptions& so) {
   // Without CAP_SYS_ADMIN the kernel refuses stacks: say so once and record what can
   // still be read (wait channel, state, syscall, files), unless stacks are required.
   std::string problem = stack_access_problem(so.proc_root);
   if (!problem.empty()) {
     if (opts.require_stacks) {
       print_error(problem + "; run as root");
-      return kFailure;
+      return false;
     }
     print_error(problem + "; recording wait channels and states only");
     so.stacks = false;
     so.no_stacks_reason = problem;
   }
+  return true;
+}
+
+int run_record(const RecordOptions& opts, const std::string& command_line) {
+  std::optional<SamplerOptions> sampling = sampler_options(opts, command_line);
+  if (!sampling) return kUsage;
+  SamplerOptions& so = *sampling;
+
+  // The rules of the progress line and the report: a bad rule file fails before sampling.
+  RuleSet rules = load_rules(opts.report.input.rules);
+  if (!check_stack_access(opts, so)) return kFailure;
 
   // Without -o the capture goes to an anonymous memory file and is reported at the end.
   int fd;

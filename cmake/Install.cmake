@@ -6,8 +6,19 @@
 #   share/hangscope/rules/builtin.toml: the built-in rules, an example to copy into
 #     the rules directory read by default (HANGSCOPE_RULES_DIR, /etc/hangscope/rules.d)
 #   share/doc/hangscope/: README.md, docs/*.md, json-schema.json, copyright, changelog.gz
-# The service unit of watch comes here once watch exists.
+#   lib/systemd/system/hangscope-watch.service: `hangscope watch` as a service, with the
+#     path of the program installed (packaging/hangscope-watch.service)
 install(TARGETS hangscope RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# The unit names the program by its installed path: made at install time, so that
+# cpack's prefix (/usr) is the one it says.
+install(CODE "
+  file(READ \"${PROJECT_SOURCE_DIR}/packaging/hangscope-watch.service\" unit)
+  string(REPLACE \"@HANGSCOPE_BIN@\" \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_BINDIR}/hangscope\"
+         unit \"\${unit}\")
+  file(WRITE \"${PROJECT_BINARY_DIR}/hangscope-watch.service\" \"\${unit}\")
+  file(INSTALL \"${PROJECT_BINARY_DIR}/hangscope-watch.service\"
+       DESTINATION \"\${CMAKE_INSTALL_PREFIX}/lib/systemd/system\")")
 
 if(HANGSCOPE_MAN_FILES)
   install(FILES ${HANGSCOPE_MAN_FILES} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

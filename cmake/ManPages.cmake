@@ -6,7 +6,8 @@ set(HANGSCOPE_MAN_PAGES
   hangscope-record
   hangscope-report
   hangscope-diff
-  # hangscope-watch, hangscope-top: add them here, with docs/man/<page>.1.adoc.
+  hangscope-watch
+  # hangscope-top: add it here, with docs/man/<page>.1.adoc.
 )
 set(HANGSCOPE_MAN_DIR ${PROJECT_BINARY_DIR}/man)
 

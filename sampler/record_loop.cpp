@@ -17,13 +17,6 @@ namespace {
 // How long the end of a recording waits for a look for FUSE daemons still running.
 constexpr int64_t kFuseAnswerWaitNs = 2'000'000'000;
 
-void sleep_until(int64_t monotonic_deadline_ns) {
-  timespec ts{static_cast<time_t>(monotonic_deadline_ns / 1'000'000'000),
-              static_cast<long>(monotonic_deadline_ns % 1'000'000'000)};
-  // EINTR means a signal arrived: return early so that the caller sees its stop flag.
-  clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
-}
-
 template <typename T>
 std::string joined(const std::vector<T>& v, char sep) {
   std::string s;

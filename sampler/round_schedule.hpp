@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <ctime>
 
 namespace hangscope::sampler {
 
@@ -18,6 +19,9 @@ class RoundSchedule {
     if (late) slot_ = now_ns;
     return late;
   }
+  // From the next slot on, rounds are this far apart (watch samples faster after a
+  // trigger).
+  void set_interval(int64_t interval_ns) { interval_ = interval_ns; }
   // The round is over: the slot of the next one.
   int64_t next_slot() { return slot_ += interval_; }
 
@@ -25,5 +29,13 @@ class RoundSchedule {
   int64_t slot_;
   int64_t interval_;
 };
+
+// Sleeps until a slot on the monotonic clock. Returns early when a signal arrives
+// (EINTR), so that the caller sees its stop flag at once.
+inline void sleep_until(int64_t monotonic_deadline_ns) {
+  timespec ts{static_cast<time_t>(monotonic_deadline_ns / 1'000'000'000),
+              static_cast<long>(monotonic_deadline_ns % 1'000'000'000)};
+  clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, nullptr);
+}
 
 }  // namespace hangscope::sampler

@@ -3,7 +3,9 @@
 # Does nothing when they are all there already. Besides the compilers and libraries:
 # asciidoctor makes the man pages; man-db, bash-completion, zsh, dpkg-dev, lintian and
 # python3-jsonschema are for the tests of the man pages, the completion, the .deb and
-# the JSON schema (tests/install/); ccache makes the second build of .ci/run cheap.
+# the JSON schema (tests/install/); ccache makes the second build of .ci/run cheap;
+# cpp-httplib serves watch's metrics, and prometheus (its server and promtool) is what
+# the live test of them scrapes with.
 set -eu
 PACKAGES="
   g++ cmake ninja-build pkg-config
@@ -24,6 +26,8 @@ PACKAGES="
   fuse3
   libfuse3-dev
   libunwind-dev
+  libcpp-httplib-dev
+  prometheus
   e2fsprogs
   util-linux
   mount

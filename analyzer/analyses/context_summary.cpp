@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "hangscope/blocked_stretch.hpp"
+
 namespace hangscope {
 
 namespace {
@@ -27,13 +29,6 @@ struct GroupCounts {
   std::unordered_map<uint64_t, BlockedStretch> best_by_task;  // longest stretch per task
 };
 
-// Where a task's current stretch without a context switch began.
-struct Stretch {
-  int32_t pid = 0;
-  uint64_t voluntary = 0, involuntary = 0;
-  int64_t since_ns = 0;
-};
-
 uint64_t task_key(uint16_t source, int32_t tid) {
   return (uint64_t{source} << 32) | static_cast<uint32_t>(tid);
 }
@@ -46,7 +41,7 @@ ContextSummary summarize_context(const Capture& c, const Classification& cls, co
   const StringTable& strings = c.strings();
   std::unordered_map<uint32_t, GroupCounts> groups;
   Counts reasons;
-  std::unordered_map<uint64_t, Stretch> stretches;
+  std::unordered_map<uint64_t, SwitchStretch> stretches;
 
   for (const TaskSample& s : c.samples) {
     const TaskContext& ctx = c.contexts[s.context];
@@ -66,14 +61,9 @@ ContextSummary summarize_context(const Capture& c, const Classification& cls, co
     if (!ctx.switches_known || s.time_ns < 0) continue;
     // Samples come in time order per source: a stretch goes on while the counts stay.
     uint64_t key = task_key(s.source, s.tid);
-    auto [it, fresh] = stretches.try_emplace(key);
-    Stretch& st = it->second;
-    if (fresh || st.pid != s.pid || st.voluntary != ctx.voluntary_switches ||
-        st.involuntary != ctx.involuntary_switches || s.time_ns < st.since_ns) {
-      st = {s.pid, ctx.voluntary_switches, ctx.involuntary_switches, s.time_ns};
-      continue;
-    }
-    double seconds = (s.time_ns - st.since_ns) / 1e9;
+    SwitchStretch& st = stretches[key];
+    if (!st.extend(s.pid, ctx.voluntary_switches, ctx.involuntary_switches, s.time_ns)) continue;
+    double seconds = st.seconds_at(s.time_ns);
     if (seconds <= 0) continue;
     BlockedStretch& best = g.best_by_task[key];
     if (seconds > best.seconds) best = {{s.pid, s.tid, s.comm}, seconds};

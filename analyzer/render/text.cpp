@@ -26,6 +26,23 @@ void sources(Out out, const Capture& c) {
     else if (s.format.starts_with("folded"))
       fmt::format_to(out, ", counts in samples");
     out = '\n';
+    // Written by hangscope watch (docs/watch.md): what made it.
+    if (auto t = s.header.find("watch_trigger"); t != s.header.end()) {
+      auto field = [&](const char* key) {
+        auto it = s.header.find(key);
+        return it == s.header.end() ? std::string() : it->second;
+      };
+      double at = 0;
+      try {
+        at = std::stod(field("watch_trigger_ns")) / 1e9;
+      } catch (const std::exception&) {
+      }
+      fmt::format_to(out, "    written by watch: {} fired at {:.2f} s (value {}, threshold {})",
+                     t->second, at, field("watch_trigger_value"), field("watch_trigger_threshold"));
+      if (std::string what = field("watch_trigger_what"); !what.empty())
+        fmt::format_to(out, ": {}", what);
+      out = '\n';
+    }
   }
 }
 

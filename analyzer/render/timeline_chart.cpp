@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <cmath>
 
@@ -166,6 +168,25 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
                    "stroke=\"#c00\" stroke-dasharray=\"4 3\"/><text x=\"{:.1f}\" y=\"{}\" dx=\"4\" "
                    "fill=\"#c00\">onset</text>\n",
                    x, x, kTop, kBottom, x, kTop + 22);
+  }
+  // What made a capture of hangscope watch, at the first round at or after it fired.
+  for (uint16_t src = 0; src < c.sources.size(); ++src) {
+    auto trigger = c.sources[src].header.find("watch_trigger");
+    auto when = c.sources[src].header.find("watch_trigger_ns");
+    if (trigger == c.sources[src].header.end() || when == c.sources[src].header.end()) continue;
+    int64_t fired = std::strtoll(when->second.c_str(), nullptr, 10);
+    size_t col = columns;
+    for (size_t i = 0; i < columns && col == columns; ++i) {
+      const Round& round = c.rounds[t.rounds[first_row[i]]];
+      if (round.source == src && round.time_ns >= fired) col = i;
+    }
+    if (col == columns) continue;
+    double x = xof(static_cast<double>(col));
+    fmt::format_to(out,
+                   "<line class=\"hs-trigger\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" "
+                   "stroke=\"#06c\" stroke-dasharray=\"4 3\"/><text x=\"{:.1f}\" y=\"{}\" "
+                   "dx=\"4\" fill=\"#06c\">{} fired</text>\n",
+                   x, x, kTop, kBottom, x, kTop + 34, xml_text(trigger->second));
   }
   // Hover: one transparent column per bucket with its numbers.
   double colw = columns == 1 ? kRight - kLeft : (kRight - kLeft) / static_cast<double>(columns - 1);

@@ -147,7 +147,12 @@ std::vector<std::string> on_cpu_lines(const Report& r) {
 
 }  // namespace
 
+}  // namespace hangscope::render
+
+namespace hangscope {
+
 std::vector<std::string> verdict_lines(const Report& r) {
+  using namespace render;
   const WaitGraph& g = r.graph();
   std::vector<std::string> lines;
   for (const Deadlock& d : g.deadlocks) {
@@ -187,6 +192,7 @@ std::vector<std::string> verdict_lines(const Report& r) {
   return lines;
 }
 
+namespace render {
 namespace {
 
 // ", which is stopped (T)": what a holder's state says of it, where it says something.
@@ -207,9 +213,7 @@ std::string_view state_words(char state) {
 
 }  // namespace
 
-}  // namespace hangscope::render
-
-namespace hangscope {
+}  // namespace render
 
 std::string subject_words(const Capture& c, const Finding& f) {
   std::string text = f.subject;

@@ -62,6 +62,10 @@ class Renderer {
 };
 
 std::span<const Renderer* const> renderers();
+
+// The verdict as lines of text, as the text report begins with them (possible
+// deadlocks, then findings): for one-line summaries elsewhere (watch's journal line).
+std::vector<std::string> verdict_lines(const Report& report);
 const Renderer* find_renderer(std::string_view name);
 
 // What was odd about an input (a cut capture, skipped lines, tasks without a stack, perf

@@ -111,10 +111,11 @@ TEST(Options, VersionNamesTheBuildAndItsFeatures) {
     if (status == "not") status = "not yet";
     features[name] = status;
   }
-  ASSERT_EQ(features.size(), 3u) << r.out;
+  ASSERT_EQ(features.size(), 4u) << r.out;
   EXPECT_EQ(features["bpf-source"], "not yet");
   EXPECT_EQ(features["on-cpu"], "not yet");
   EXPECT_EQ(features["libunwind"].rfind("1.", 0), 0u) << r.out;  // the version built with
+  EXPECT_EQ(features["metrics"].rfind("0.", 0), 0u) << r.out;    // cpp-httplib's
   EXPECT_EQ(run({kBin, "-V"}).out, r.out);
 }
 

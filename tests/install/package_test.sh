@@ -58,6 +58,7 @@ dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$work/files"
 for f in /usr/bin/hangscope \
   /usr/share/man/man1/hangscope.1.gz /usr/share/man/man1/hangscope-record.1.gz \
   /usr/share/man/man1/hangscope-report.1.gz /usr/share/man/man1/hangscope-diff.1.gz \
+  /usr/share/man/man1/hangscope-watch.1.gz /usr/lib/systemd/system/hangscope-watch.service \
   /usr/share/bash-completion/completions/hangscope /usr/share/zsh/vendor-completions/_hangscope \
   /usr/share/hangscope/rules/builtin.toml /usr/share/doc/hangscope/copyright \
   /usr/share/doc/hangscope/changelog.gz /usr/share/doc/hangscope/json-schema.json \
@@ -75,6 +76,10 @@ dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" >"$work/
 dpkg --root="$root" -s hangscope | grep -qx "Status: install ok installed" ||
   fail "dpkg does not list hangscope as installed in $root"
 bin=$root/usr/bin/hangscope
+# watch's service unit runs the program where the package put it.
+unit=$root/usr/lib/systemd/system/hangscope-watch.service
+grep -qx 'ExecStart=/usr/bin/hangscope watch --dir /var/lib/hangscope $HANGSCOPE_WATCH_OPTS' "$unit" ||
+  fail "the unit does not run /usr/bin/hangscope watch: $(grep ExecStart "$unit")"
 
 first=$("$bin" --version | head -n 1)
 [ "$first" = "hangscope $version" ] || fail "installed --version says '$first', not 'hangscope $version'"

@@ -1,0 +1,85 @@
+// What makes `hangscope watch` write a capture: pure functions of the rounds in its
+// window (round_window.hpp) and of what the kernel said, so that each is tested on
+// recorded rounds. docs/watch.md lists them and their defaults.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <absl/container/flat_hash_map.h>
+
+#include "hangscope/blocked_stretch.hpp"
+#include "hangscope/round_window.hpp"
+
+namespace hangscope {
+
+enum class TriggerKind : uint8_t { blocked_for, avg_blocked, psi_full, kmsg, signal };
+inline constexpr TriggerKind kTriggerKinds[] = {TriggerKind::blocked_for, TriggerKind::avg_blocked,
+                                                TriggerKind::psi_full, TriggerKind::kmsg,
+                                                TriggerKind::signal};
+// "blocked-for", "avg-blocked", "psi-full", "kmsg", "signal": in file names and metrics.
+std::string_view trigger_name(TriggerKind k);
+
+struct TriggerSettings {
+  std::optional<double> blocked_for_s = 10;  // a task blocked this long without running
+  std::optional<double> avg_blocked = 10;    // average blocked threads over avg_span_ns
+  std::optional<double> psi_full = 10;       // io or memory "full" avg10, percent
+  bool kmsg = true;                          // hung-task reports in /dev/kmsg
+  int64_t avg_span_ns = 10'000'000'000;
+};
+
+// A trigger that fired: what, when (the round's time), the value and the threshold it
+// reached, and who or what (a task, a pressure resource, the kernel's line).
+struct Firing {
+  TriggerKind kind = TriggerKind::signal;
+  int64_t time_ns = 0;
+  double value = 0;
+  double threshold = 0;
+  std::string what;
+};
+
+// The task blocked longest without running, from the switch counts of the rounds it
+// was recorded in (blocked_stretch.hpp), as of the newest round. Kept round by round,
+// so that each round costs its own tasks only.
+class BlockedTracker {
+ public:
+  // The next complete round of `w` (rounds in order).
+  void add(const RoundWindow& w, const WindowRound& r);
+  struct Longest {
+    int32_t pid = 0, tid = 0;
+    std::string comm;
+    double seconds = 0;
+  };
+  const Longest& longest() const { return longest_; }
+
+ private:
+  absl::flat_hash_map<int32_t, SwitchStretch> stretches_, next_;
+  Longest longest_;
+};
+
+// The same over every round of a window, oldest first.
+BlockedTracker::Longest longest_blocked(const RoundWindow& w);
+
+// Average tasks recorded per round over the rounds of the last `span_ns` (up to the
+// newest round), counting the tasks `counted` accepts (all when empty).
+double average_blocked(const RoundWindow& w, int64_t span_ns,
+                       const std::function<bool(const WindowTask&)>& counted = {});
+
+// The higher of io and memory "full" avg10 of a round ("io" or "memory" in `which`);
+// -1 when neither is known.
+double pressure_full(const WindowRound& r, std::string* which = nullptr);
+
+// The message of a /dev/kmsg record ("pri,seq,time,flags;message") when it is a hung-task
+// report ("INFO: task NAME:PID blocked for more than N seconds."), else empty.
+std::string_view hung_task_message(std::string_view kmsg_record);
+
+// Which of the round-based triggers fire at the newest round of `w`, in the order of
+// kTriggerKinds (the first is the one a capture is named after).
+std::vector<Firing> check_round_triggers(const TriggerSettings& s, const RoundWindow& w,
+                                         const BlockedTracker& blocked,
+                                         const std::function<bool(const WindowTask&)>& counted = {});
+
+}  // namespace hangscope

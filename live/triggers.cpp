@@ -1,0 +1,115 @@
+#include "hangscope/triggers.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace hangscope {
+
+std::string_view trigger_name(TriggerKind k) {
+  switch (k) {
+    case TriggerKind::blocked_for: return "blocked-for";
+    case TriggerKind::avg_blocked: return "avg-blocked";
+    case TriggerKind::psi_full: return "psi-full";
+    case TriggerKind::kmsg: return "kmsg";
+    case TriggerKind::signal: return "signal";
+  }
+  return "?";
+}
+
+void BlockedTracker::add(const RoundWindow& w, const WindowRound& r) {
+  // Only the tasks of this round go on: a task not recorded now is not blocked now.
+  next_.clear();
+  longest_ = {};
+  auto [begin, end] = w.tasks(r);
+  for (auto it = begin; it != end; ++it) {
+    const WindowTask& t = *it;
+    if (!(t.flags & kWindowSwitches)) continue;
+    SwitchStretch st;
+    if (auto old = stretches_.find(t.tid); old != stretches_.end()) st = old->second;
+    st.extend(t.pid, t.voluntary_switches, t.involuntary_switches, t.time_ns);
+    next_[t.tid] = st;
+    double s = st.seconds_at(t.time_ns);
+    if (!longest_.tid || s > longest_.seconds) {
+      longest_ = {t.pid, t.tid, std::string(w.strings().get(t.comm)), s};
+    }
+  }
+  std::swap(stretches_, next_);
+}
+
+BlockedTracker::Longest longest_blocked(const RoundWindow& w) {
+  BlockedTracker t;
+  for (const WindowRound& r : w.rounds()) t.add(w, r);
+  return t.longest();
+}
+
+double average_blocked(const RoundWindow& w, int64_t span_ns,
+                       const std::function<bool(const WindowTask&)>& counted) {
+  const WindowRound* newest = w.newest();
+  if (!newest) return 0;
+  uint64_t tasks = 0, rounds = 0;
+  for (auto r = w.rounds().rbegin(); r != w.rounds().rend(); ++r) {
+    if (r->time_ns <= newest->time_ns - span_ns) break;
+    ++rounds;
+    if (!counted) {
+      tasks += r->task_count;
+      continue;
+    }
+    auto [begin, end] = w.tasks(*r);
+    tasks += static_cast<uint64_t>(std::count_if(begin, end, counted));
+  }
+  return rounds ? static_cast<double>(tasks) / static_cast<double>(rounds) : 0;
+}
+
+double pressure_full(const WindowRound& r, std::string* which) {
+  // RoundEnd::pressure: [io, memory, cpu][some, full]; cpu "full" is not a stall of all
+  // runnable tasks on a resource in the same sense, and is left out.
+  const float io = r.end.pressure[0][1], memory = r.end.pressure[1][1];
+  if (io < 0 && memory < 0) return -1;
+  const bool mem = memory > io;
+  if (which) *which = mem ? "memory" : "io";
+  return mem ? memory : io;
+}
+
+std::string_view hung_task_message(std::string_view record) {
+  size_t semi = record.find(';');
+  if (semi == std::string_view::npos) return {};
+  std::string_view message = record.substr(semi + 1);
+  if (size_t nl = message.find('\n'); nl != std::string_view::npos) message = message.substr(0, nl);
+  // khungtaskd (kernel/hung_task.c): "INFO: task %s:%d blocked for more than %ld seconds."
+  if (!message.starts_with("INFO: task ") ||
+      message.find(" blocked for more than ") == std::string_view::npos)
+    return {};
+  return message;
+}
+
+std::vector<Firing> check_round_triggers(const TriggerSettings& s, const RoundWindow& w,
+                                         const BlockedTracker& blocked,
+                                         const std::function<bool(const WindowTask&)>& counted) {
+  std::vector<Firing> out;
+  const WindowRound* newest = w.newest();
+  if (!newest) return out;
+  const int64_t now = newest->time_ns;
+  if (s.blocked_for_s) {
+    const BlockedTracker::Longest& l = blocked.longest();
+    if (l.tid && l.seconds >= *s.blocked_for_s)
+      out.push_back({TriggerKind::blocked_for, now, l.seconds, *s.blocked_for_s,
+                     fmt::format("{}:{} ({})", l.comm, l.tid, l.pid)});
+  }
+  if (s.avg_blocked) {
+    double avg = average_blocked(w, s.avg_span_ns, counted);
+    if (avg >= *s.avg_blocked)
+      out.push_back({TriggerKind::avg_blocked, now, avg, *s.avg_blocked,
+                     fmt::format("last {:g} s", s.avg_span_ns / 1e9)});
+  }
+  if (s.psi_full) {
+    std::string which;
+    double full = pressure_full(*newest, &which);
+    if (full >= 0 && full >= *s.psi_full)
+      out.push_back({TriggerKind::psi_full, now, full, *s.psi_full, which});
+  }
+  return out;
+}
+
+}  // namespace hangscope

@@ -1,0 +1,67 @@
+#include "hangscope/window_capture.hpp"
+
+namespace hangscope {
+
+uint64_t write_window(const RoundWindow& w, int64_t from_ns,
+                      const std::vector<std::pair<std::string, std::string>>& extra,
+                      RoundSink& out) {
+  CaptureHeader h = w.recording();
+  h.extra.insert(h.extra.end(), extra.begin(), extra.end());
+  out.header(h);
+  const StringTable& s = w.strings();
+  uint64_t rounds = 0;
+  int64_t first = -1, last = 0;
+  TaskContextRecord ctx;
+  ContextFields extra_fields;
+  for (const WindowRound& r : w.rounds()) {
+    if (r.time_ns < from_ns) continue;
+    if (first < 0) first = r.time_ns;
+    last = r.time_ns;
+    out.begin_round(r.index, r.time_ns, r.late);
+    auto [begin, end] = w.tasks(r);
+    for (auto it = begin; it != end; ++it) {
+      const WindowTask& t = *it;
+      TaskRecord rec;
+      rec.time_ns = t.time_ns;
+      rec.pid = t.pid;
+      rec.tid = t.tid;
+      rec.state = t.state;
+      rec.kernel_thread = t.flags & kWindowKernelThread;
+      rec.watched = t.flags & kWindowWatched;
+      rec.no_stack = t.flags & kWindowNoStack;
+      rec.switches_known = t.flags & kWindowSwitches;
+      rec.voluntary_switches = t.voluntary_switches;
+      rec.involuntary_switches = t.involuntary_switches;
+      rec.comm = s.get(t.comm);
+      rec.stack_text = s.get(t.stack_text);
+      if (t.context) {
+        const WindowContext& c = w.context(t.context);
+        ctx = TaskContextRecord{};
+        ctx.wchan = s.get(c.wchan);
+        ctx.syscall_nr = c.syscall_nr;
+        ctx.syscall_name = s.get(c.syscall_name);
+        ctx.syscall_args = s.get(c.syscall_args);
+        ctx.file = s.get(c.file);
+        ctx.filesystem = s.get(c.filesystem);
+        ctx.device = s.get(c.device);
+        ctx.cgroup = s.get(c.cgroup);
+        ctx.container = s.get(c.container);
+        ctx.unreadable = s.get(c.unreadable);
+        ctx.ppid = c.ppid;
+        extra_fields.clear();
+        for (const auto& [k, v] : c.extra) extra_fields.emplace_back(s.get(k), s.get(v));
+        ctx.extra = extra_fields.empty() ? nullptr : &extra_fields;
+        rec.context = &ctx;
+      }
+      out.task(rec);
+    }
+    RoundEnd e = r.end;
+    e.user_stacks = r.has_user ? &r.user : nullptr;
+    out.end_round(r.index, e);
+    ++rounds;
+  }
+  out.finish(rounds, first < 0 ? 0 : last - first, Counters{});
+  return rounds;
+}
+
+}  // namespace hangscope

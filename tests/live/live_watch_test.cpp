@@ -1,0 +1,320 @@
+// hangscope watch on the real kernel: the journal storm of tests/storm/ and a stalled
+// FUSE daemon fire its triggers, SIGUSR1 asks for a capture, a full disk is one line and
+// a counted error, and a real Prometheus server scrapes its metrics. Each test waits for
+// what watch says (its standard error, its /metrics), never for a while; watch, the
+// storm, the FUSE mount and Prometheus are ended by pid and removed whatever happens.
+#include <gtest/gtest.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "hangscope/ingest.hpp"
+#include "support/privileges.hpp"
+#include "support/replay_capture.hpp"
+#include "support/run.hpp"
+#include "support/stalled_fuse.hpp"
+#include "support/storm_session.hpp"
+#include "support/temp_dir.hpp"
+#include "support/wait_for.hpp"
+#include "support/watch_process.hpp"
+
+using namespace hangscope;
+using namespace hangscope::testing;
+namespace fs = std::filesystem;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+namespace {
+
+constexpr int kSkip = 77;
+
+std::vector<std::string> captures_in(const std::string& dir) {
+  std::vector<std::string> v;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().extension() == ".capture") v.push_back(e.path().string());
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+double rounds_now(int port) {
+  return metric_value(http_get(port, "/metrics"), "hangscope_rounds_total");
+}
+
+// Waits until watch has sampled `n` more rounds than it had: time passing, as watch
+// sees it.
+bool wait_rounds(int port, double n, milliseconds limit) {
+  const double start = rounds_now(port);
+  return wait_for([&] { return rounds_now(port) >= start + n; }, limit);
+}
+
+}  // namespace
+
+// Started before the storm: one capture (the cooldown holds back the next), written
+// after the storm began, holding rounds from before it, and the report names jbd2.
+TEST(LiveWatch, TheStormFiresOneCaptureThatStartsBeforeIt) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  TempDir tmp;
+  const std::string dir = tmp.file("captures");
+  WatchProcess watch({HANGSCOPE_BIN, "watch", "-i", "200", "--dir", dir, "--window", "30",
+                      "--after", "2", "--blocked-for", "3", "--avg-blocked", "4",
+                      "--psi-full", "off", "--no-kmsg", "--listen", "127.0.0.1:0"});
+  const int port = watch.metrics_port(seconds(30));
+  ASSERT_GT(port, 0) << watch.errors();
+  ASSERT_TRUE(wait_rounds(port, 5, seconds(30))) << watch.errors();
+  const double rounds_before_storm = rounds_now(port);
+
+  StormSession storm(WITH_STORM, STORM_BIN);
+  if (storm.dir().empty()) {
+    if (storm.status() == kSkip) GTEST_SKIP() << "the storm cannot run here (with-storm.sh)";
+    FAIL() << "the storm did not start: status " << storm.status();
+  }
+  std::string written = watch.wait_line(dir + "/", seconds(120));
+  ASSERT_FALSE(written.empty()) << watch.errors();
+  // A task blocked 3 s without running, or 4 blocked threads on average: whichever
+  // the storm reaches first.
+  std::string fired_line = watch.wait_line(" fired: ", milliseconds(1));
+  ASSERT_TRUE(fired_line.find("blocked-for fired") != std::string::npos ||
+              fired_line.find("avg-blocked fired") != std::string::npos)
+      << watch.errors();
+  const std::string trigger =
+      fired_line.find("blocked-for") != std::string::npos ? "blocked-for" : "avg-blocked";
+  // The storm goes on: 20 more rounds, and still one capture.
+  ASSERT_TRUE(wait_rounds(port, 20, seconds(60)));
+  std::vector<std::string> files = captures_in(dir);
+  ASSERT_EQ(files.size(), 1u) << watch.errors();
+  EXPECT_NE(files[0].find("-" + trigger + ".capture"), std::string::npos) << files[0];
+  EXPECT_EQ(metric_value(http_get(port, "/metrics"), "hangscope_captures_written_total"), 1);
+  EXPECT_EQ(watch.stop(), 0) << watch.errors();
+
+  Capture c = read_capture_file(files[0]);
+  const auto& h = c.sources[0].header;
+  EXPECT_EQ(h.at("watch_trigger"), trigger);
+  EXPECT_GE(std::stod(h.at("watch_trigger_value")), trigger == "blocked-for" ? 3.0 : 4.0);
+  const int64_t fired = std::stoll(h.at("watch_trigger_ns"));
+  ASSERT_FALSE(c.rounds.empty());
+  // Rounds from before the storm began (the window reaches back 30 s, or to the start),
+  // and the seconds after the trigger.
+  EXPECT_LT(c.rounds.front().index, rounds_before_storm);
+  EXPECT_LE(c.rounds.front().time_ns, std::max<int64_t>(0, fired - 30'000'000'000) + 250'000'000);
+  EXPECT_GE(c.rounds.back().time_ns, fired + 2'000'000'000 - 100'000'000);
+  EXPECT_FALSE(c.sources[0].truncated);
+
+  RunResult report = run({HANGSCOPE_BIN, "report", files[0]});
+  EXPECT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find("jbd2"), std::string::npos) << report.out;
+  EXPECT_NE(report.out.find("written by watch: " + trigger + " fired at"), std::string::npos)
+      << report.out;
+  // The journal line said the verdict's first line, as the report begins with it.
+  EXPECT_NE(written.find("jbd2"), std::string::npos) << written;
+}
+
+// FUSE readers wait in S (request_wait_answer): the S-wait watch records them, and their
+// unchanged switch counts fire --blocked-for.
+TEST(LiveWatch, AStalledFuseDaemonFiresBlockedFor) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  StalledFuse fuse(STALLFS_BIN);
+  TempDir tmp;
+  const std::string dir = tmp.file("captures");
+  WatchProcess watch({HANGSCOPE_BIN, "watch", "-i", "100", "--dir", dir, "--after", "0.5",
+                      "--blocked-for", "1", "--avg-blocked", "off", "--psi-full", "off",
+                      "--no-kmsg", "--listen", "127.0.0.1:0"});
+  const int port = watch.metrics_port(seconds(30));
+  ASSERT_GT(port, 0) << watch.errors();
+  fuse.stall();
+  pid_t reader = fuse.start_reader();
+  ASSERT_TRUE(wait_for([&] { return StalledFuse::thread_state(reader, reader) == 'S'; },
+                       seconds(10)));
+  std::string fired = watch.wait_line("blocked-for fired", seconds(60));
+  ASSERT_FALSE(fired.empty()) << watch.errors();
+  std::string written = watch.wait_line(dir + "/", seconds(60));
+  ASSERT_FALSE(written.empty()) << watch.errors();
+  EXPECT_EQ(watch.stop(), 0);
+  std::vector<std::string> files = captures_in(dir);
+  ASSERT_EQ(files.size(), 1u);
+  Capture c = read_capture_file(files[0]);
+  bool reader_in_s = false;
+  for (const TaskSample& s : c.samples)
+    if (s.pid == reader && s.state == 'S' && (s.flags & kWatchedWait)) reader_in_s = true;
+  EXPECT_TRUE(reader_in_s);
+  RunResult report = run({HANGSCOPE_BIN, "report", files[0]});
+  EXPECT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find("fuse"), std::string::npos) << report.out;
+}
+
+// SIGUSR1: a capture now, of the window so far; watch goes on.
+TEST(LiveWatch, SigusrOneWritesACaptureNow) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  TempDir tmp;
+  const std::string dir = tmp.file("captures");
+  // The other triggers off: what other work on the machine blocks must not fire first.
+  WatchProcess watch({HANGSCOPE_BIN, "watch", "-i", "100", "--dir", dir, "--after", "0.3",
+                      "--blocked-for", "off", "--avg-blocked", "off", "--psi-full", "off",
+                      "--no-kmsg", "--listen", "127.0.0.1:0"});
+  const int port = watch.metrics_port(seconds(30));
+  ASSERT_GT(port, 0) << watch.errors();
+  ASSERT_TRUE(wait_rounds(port, 3, seconds(30)));
+  watch.signal(SIGUSR1);
+  std::string written = watch.wait_line(dir + "/", seconds(30));
+  ASSERT_FALSE(written.empty()) << watch.errors();
+  ASSERT_TRUE(wait_rounds(port, 2, seconds(30)));  // still sampling
+  const std::string metrics = http_get(port, "/metrics");
+  EXPECT_EQ(metric_value(metrics, "hangscope_triggers_total{trigger=\"signal\"}"), 1);
+  EXPECT_EQ(watch.stop(), 0);
+  std::vector<std::string> files = captures_in(dir);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_NE(files[0].find("-signal.capture"), std::string::npos);
+  struct stat st {};
+  ASSERT_EQ(stat(files[0].c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  Capture c = read_capture_file(files[0]);
+  EXPECT_EQ(c.sources[0].header.at("watch_trigger"), "signal");
+  EXPECT_GE(c.rounds.size(), 3u);
+  RunResult report = run({HANGSCOPE_BIN, "report", files[0]});
+  EXPECT_EQ(report.status, 0) << report.err;
+}
+
+// A full disk: one line on stderr, a counted error, no file with a final name, and
+// watch goes on (the next capture, once there is room, is written).
+TEST(LiveWatch, AFullDiskIsOneLineACountedErrorAndWatchGoesOn) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
+  TempDir tmp;
+  const std::string dir = tmp.file("small");
+  fs::create_directory(dir);
+  ASSERT_EQ(mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=64k,mode=0700"), 0) << strerror(errno);
+  struct Unmount {
+    std::string d;
+    ~Unmount() { umount2(d.c_str(), MNT_DETACH); }
+  } unmount{dir};
+  {
+    std::ofstream fill(dir + "/fill");
+    std::string block(4096, 'x');
+    while (fill.write(block.data(), block.size()) && fill.flush()) {
+    }
+  }
+  WatchProcess watch({HANGSCOPE_BIN, "watch", "-i", "100", "--dir", dir, "--after", "0",
+                      "--cooldown", "0", "--blocked-for", "off", "--avg-blocked", "off",
+                      "--psi-full", "off", "--no-kmsg", "--listen", "127.0.0.1:0"});
+  const int port = watch.metrics_port(seconds(30));
+  ASSERT_GT(port, 0) << watch.errors();
+  ASSERT_TRUE(wait_rounds(port, 2, seconds(30)));
+  watch.signal(SIGUSR1);
+  size_t error_at = 0;
+  std::string line = watch.wait_line("No space left on device", seconds(30), 0, &error_at);
+  ASSERT_FALSE(line.empty()) << watch.errors();
+  EXPECT_TRUE(wait_for(
+      [&] {
+        return metric_value(http_get(port, "/metrics"), "hangscope_capture_errors_total") == 1;
+      },
+      seconds(10)));
+  EXPECT_TRUE(captures_in(dir).empty());
+  // Room again: the next capture is written.
+  fs::remove(dir + "/fill");
+  watch.signal(SIGUSR1);
+  std::string written = watch.wait_line(dir + "/hangscope-", seconds(30), error_at + 1);
+  EXPECT_FALSE(written.empty()) << watch.errors();
+  EXPECT_EQ(written.find("No space"), std::string::npos) << written;
+  EXPECT_EQ(watch.stop(), 0);
+  EXPECT_EQ(captures_in(dir).size(), 1u);
+}
+
+// Killed by SIGKILL right after a trigger, while it writes: every file with a final
+// name is a complete capture (the one being written has a temporary name until then).
+TEST(LiveWatch, SigkillWhileWritingLeavesNoHalfWrittenCapture) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  TempDir tmp;
+  const std::string dir = tmp.file("captures");
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    WatchProcess watch({HANGSCOPE_BIN, "watch", "-i", "20", "--states", "all", "--dir", dir,
+                        "--after", "0", "--cooldown", "0", "--blocked-for", "off",
+                        "--avg-blocked", "off", "--psi-full", "off", "--no-kmsg", "--listen",
+                        "127.0.0.1:0"});
+    const int port = watch.metrics_port(seconds(30));
+    ASSERT_GT(port, 0) << watch.errors();
+    ASSERT_TRUE(wait_rounds(port, 20, seconds(60)));
+    watch.signal(SIGUSR1);
+    ASSERT_FALSE(watch.wait_line("signal fired", seconds(30)).empty()) << watch.errors();
+    watch.signal(SIGKILL);
+  }
+  for (const std::string& f : captures_in(dir)) {
+    if (fs::path(f).filename().string().starts_with(".")) continue;  // a temporary name
+    Capture c = read_capture_file(f);
+    EXPECT_FALSE(c.sources[0].truncated) << f;
+    EXPECT_EQ(c.sources[0].header.count("watch_trigger"), 1u) << f;
+  }
+}
+
+// A real Prometheus (Debian's package) scrapes watch during the storm: its HTTP API
+// finds blocked threads of a jbd2 group, and promtool accepts the exposition.
+TEST(LiveWatch, PrometheusScrapesTheBlockedThreadsOfTheStorm) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (run({"sh", "-c", "command -v prometheus && command -v promtool"}).status != 0)
+    GTEST_SKIP() << "prometheus or promtool is not installed (scripts/install-deps.sh)";
+  TempDir tmp;
+  WatchProcess watch({HANGSCOPE_BIN, "watch", "-i", "200", "--dir", tmp.file("captures"),
+                      "--no-kmsg", "--listen", "127.0.0.1:0"});
+  const int port = watch.metrics_port(seconds(30));
+  ASSERT_GT(port, 0) << watch.errors();
+
+  // promtool check metrics reads the exposition on its standard input.
+  RunResult check = run({"promtool", "check", "metrics"}, http_get(port, "/metrics"));
+  EXPECT_EQ(check.status, 0) << check.out << check.err;
+
+  StormSession storm(WITH_STORM, STORM_BIN);
+  if (storm.dir().empty()) {
+    if (storm.status() == kSkip) GTEST_SKIP() << "the storm cannot run here (with-storm.sh)";
+    FAIL() << "the storm did not start: status " << storm.status();
+  }
+  // Prometheus on a free port of its own, scraping watch every second.
+  int prom_port = 0;
+  {
+    int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+    prom_port = ntohs(a.sin_port);
+    close(fd);
+  }
+  const std::string config = tmp.file("prometheus.yml");
+  std::ofstream(config) << "global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\n"
+                        << "scrape_configs:\n  - job_name: hangscope\n    static_configs:\n"
+                        << "      - targets: ['127.0.0.1:" << port << "']\n";
+  WatchProcess prometheus({"prometheus", "--config.file=" + config,
+                           "--storage.tsdb.path=" + tmp.file("tsdb"),
+                           "--web.listen-address=127.0.0.1:" + std::to_string(prom_port)});
+  const std::string query =
+      "/api/v1/query?query=max(hangscope_blocked_threads%7Bsubsystem%3D%22jbd2%22%7D)";
+  std::string answer;
+  const bool seen = wait_for(
+      [&] {
+        answer = http_get(prom_port, query);
+        size_t v = answer.find("\"value\":[");
+        if (v == std::string::npos) return false;
+        size_t q = answer.find(",\"", v);
+        return q != std::string::npos && std::atof(answer.c_str() + q + 2) > 0;
+      },
+      seconds(90));
+  EXPECT_TRUE(seen) << answer << "\n" << prometheus.errors();
+  prometheus.stop();
+  EXPECT_EQ(watch.stop(), 0);
+}
+
+// The example alert rules are valid for Prometheus.
+TEST(LiveWatch, TheExampleAlertRulesPassPromtool) {
+  if (run({"sh", "-c", "command -v promtool"}).status != 0)
+    GTEST_SKIP() << "promtool is not installed (scripts/install-deps.sh)";
+  RunResult r = run({"promtool", "check", "rules", HANGSCOPE_SOURCE "/packaging/hangscope-alerts.yml"});
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+}

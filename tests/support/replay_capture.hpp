@@ -1,0 +1,103 @@
+// Hands the rounds of a capture that was read (a real recording, from fixtures/) to a
+// sink of rounds, as the sampler would have: for tests of sinks on recorded rounds. The
+// stacks are written back from their interned frames ("[<0>] func [module]", "u:func
+// (module)"), which is what the analyzer keeps of them. `time_shift_ns` and `tid_shift`
+// are added to every time and thread id (to replay a recording again and again as new
+// rounds of new tasks); `index_shift` to the round indexes.
+#pragma once
+
+#include <string>
+
+#include "hangscope/ingest.hpp"
+#include "hangscope/model.hpp"
+#include "hangscope/round_sink.hpp"
+
+namespace hangscope::testing {
+
+// A capture file read into the model (throws InputError).
+inline Capture read_capture_file(const std::string& path) {
+  Capture c;
+  read_input(path, "capture", c);
+  return c;
+}
+
+inline std::string stack_text_of(const Capture& c, StackId id) {
+  std::string text;
+  for (FrameId f : c.stacks.stack(id)) {
+    const Frame& fr = c.stacks.frame(f);
+    std::string_view fn = c.strings().get(fr.function), mod = c.strings().get(fr.module);
+    if (!text.empty()) text += '\n';
+    if (fr.kind == FrameKind::user) {
+      text += "u:" + std::string(fn);
+      if (!mod.empty()) text += " (" + std::string(mod) + ")";
+    } else {
+      text += "[<0>] " + std::string(fn);
+      if (!mod.empty()) text += " [" + std::string(mod) + "]";
+    }
+  }
+  return text;
+}
+
+struct ReplayShift {
+  int64_t time_ns = 0;
+  int32_t tid = 0;
+  uint32_t index = 0;
+  std::string comm_suffix;  // added to every command name (new strings to intern)
+};
+
+inline void replay_rounds(const Capture& c, RoundSink& out, ReplayShift shift = {}) {
+  size_t s = 0;
+  std::string stack, comm;
+  for (uint32_t r = 0; r < c.rounds.size(); ++r) {
+    const Round& round = c.rounds[r];
+    out.begin_round(round.index + shift.index, round.time_ns + shift.time_ns, round.late);
+    while (s < c.samples.size() && c.samples[s].round < r) ++s;
+    for (; s < c.samples.size() && c.samples[s].round == r; ++s) {
+      const TaskSample& t = c.samples[s];
+      const TaskContext& ctx = c.contexts[t.context];
+      TaskRecord rec;
+      rec.time_ns = t.time_ns + shift.time_ns;
+      rec.pid = t.pid + shift.tid;
+      rec.tid = t.tid + shift.tid;
+      rec.state = t.state;
+      rec.kernel_thread = t.flags & kKernelThread;
+      rec.watched = t.flags & kWatchedWait;
+      rec.no_stack = t.flags & kNoStack;
+      comm = std::string(c.strings().get(t.comm)) + shift.comm_suffix;
+      rec.comm = comm;
+      stack = rec.no_stack ? std::string() : stack_text_of(c, t.stack);
+      rec.stack_text = stack;
+      rec.switches_known = ctx.switches_known;
+      rec.voluntary_switches = ctx.voluntary_switches;
+      rec.involuntary_switches = ctx.involuntary_switches;
+      TaskContextRecord cr;
+      cr.wchan = c.strings().get(ctx.wchan);
+      cr.syscall_nr = ctx.syscall_nr;
+      cr.syscall_name = c.strings().get(ctx.syscall);
+      cr.syscall_args = c.strings().get(ctx.syscall_args);
+      cr.file = c.strings().get(ctx.file);
+      cr.filesystem = c.strings().get(ctx.filesystem);
+      cr.device = c.strings().get(ctx.device);
+      cr.cgroup = c.strings().get(ctx.cgroup);
+      cr.container = c.strings().get(ctx.container);
+      cr.unreadable = c.strings().get(ctx.unreadable);
+      cr.ppid = ctx.ppid;
+      rec.context = &cr;
+      out.task(rec);
+    }
+    RoundEnd e;
+    e.threads = round.threads;
+    e.recorded = round.blocked;
+    e.running = round.running;
+    e.uninterruptible = round.uninterruptible;
+    e.pressure[0][0] = round.io_some;
+    e.pressure[0][1] = round.io_full;
+    e.pressure[1][0] = round.memory_some;
+    e.pressure[1][1] = round.memory_full;
+    e.pressure[2][0] = round.cpu_some;
+    e.pressure[2][1] = round.cpu_full;
+    out.end_round(round.index + shift.index, e);
+  }
+}
+
+}  // namespace hangscope::testing
