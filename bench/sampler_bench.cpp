@@ -1,6 +1,7 @@
 // The cost of one sampling pass over every thread of the machine, for hangscope's
-// sampler and for a plain open/read/close loop (what most /proc samplers do), side by
-// side in one run, with 1,000 and then 5,000 threads of a population process plus a few
+// sampler with each of its sources (the /proc scan, BM_Hangscope*; the BPF task
+// iterator, BM_Bpf*, skipped where it cannot run) and for a plain open/read/close loop
+// (what most /proc samplers do), side by side in one run, with 1,000 and then 5,000 threads of a population process plus a few
 // tasks in D state (vfork parents). Two populations of each size:
 //   - sleepers: every thread sleeps all along;
 //   - waking: a fifth of the threads wake every 50 ms (the rest sleep), so that the
@@ -240,12 +241,20 @@ void BM_NaivePass(benchmark::State& state) {
   report_pass(state, cpu_seconds() - cpu0, passes, threads);
 }
 
-void BM_HangscopePass(benchmark::State& state) {
+void sampler_pass(benchmark::State& state, TaskSourceKind source) {
   setup(state);
   DevNull out;
   CaptureWriter writer(out.fd);
   SamplerOptions so;
-  Sampler sampler(so, writer);
+  so.source = source;
+  std::unique_ptr<Sampler> made;
+  try {
+    made = std::make_unique<Sampler>(so, writer);
+  } catch (const SourceError& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  Sampler& sampler = *made;
   sampler.begin();
   sampler.round();  // opens the descriptors: the steady state is what a long run costs
   size_t threads = 0, passes = 0;
@@ -259,8 +268,12 @@ void BM_HangscopePass(benchmark::State& state) {
   sampler.end();
 }
 
+void BM_HangscopePass(benchmark::State& state) { sampler_pass(state, TaskSourceKind::proc); }
+void BM_BpfPass(benchmark::State& state) { sampler_pass(state, TaskSourceKind::bpf); }
+
 // A real run at `hz` for a few seconds: CPU per second of sampling.
-void at_rate(benchmark::State& state, bool hangscope) {
+// `hangscope`: false for the plain loop.
+void at_rate(benchmark::State& state, bool hangscope, TaskSourceKind source) {
   const int hz = static_cast<int>(state.range(2));
   setup(state);
   const double seconds = 3;
@@ -273,9 +286,16 @@ void at_rate(benchmark::State& state, bool hangscope) {
       SamplerOptions so;
       so.interval = std::chrono::microseconds(1'000'000 / hz);
       so.duration_s = seconds;
+      so.source = source;
       std::atomic<bool> stop{false};
-      Sampler sampler(so, writer);
-      SamplerResult r = sampler.run(stop);
+      std::unique_ptr<Sampler> sampler;
+      try {
+        sampler = std::make_unique<Sampler>(so, writer);
+      } catch (const SourceError& e) {
+        state.SkipWithError(e.what());
+        return;
+      }
+      SamplerResult r = sampler->run(stop);
       rounds = r.rounds;
       late = r.late_rounds;
     } else {
@@ -309,14 +329,16 @@ void at_rate(benchmark::State& state, bool hangscope) {
   }
 }
 
-void BM_HangscopeAtRate(benchmark::State& state) { at_rate(state, true); }
-void BM_NaiveAtRate(benchmark::State& state) { at_rate(state, false); }
+void BM_HangscopeAtRate(benchmark::State& state) { at_rate(state, true, TaskSourceKind::proc); }
+void BM_BpfAtRate(benchmark::State& state) { at_rate(state, true, TaskSourceKind::bpf); }
+void BM_NaiveAtRate(benchmark::State& state) { at_rate(state, false, TaskSourceKind::proc); }
 
 // Arguments: threads, share of them waking (percent), then the gap between passes (ms)
 // or the rate (Hz).
 void add_passes(int64_t threads, int64_t waking, int64_t gap_ms) {
   for (auto* b : {benchmark::RegisterBenchmark("BM_NaivePass", BM_NaivePass),
-                  benchmark::RegisterBenchmark("BM_HangscopePass", BM_HangscopePass)}) {
+                  benchmark::RegisterBenchmark("BM_HangscopePass", BM_HangscopePass),
+                  benchmark::RegisterBenchmark("BM_BpfPass", BM_BpfPass)}) {
     b->Args({threads, waking, gap_ms})->Unit(benchmark::kMillisecond);
     if (gap_ms > 0) b->Iterations(40);  // 2 s of passes
   }
@@ -324,7 +346,8 @@ void add_passes(int64_t threads, int64_t waking, int64_t gap_ms) {
 
 void add_at_rate(int64_t threads, int64_t waking, int64_t hz) {
   for (auto* b : {benchmark::RegisterBenchmark("BM_NaiveAtRate", BM_NaiveAtRate),
-                  benchmark::RegisterBenchmark("BM_HangscopeAtRate", BM_HangscopeAtRate)})
+                  benchmark::RegisterBenchmark("BM_HangscopeAtRate", BM_HangscopeAtRate),
+                  benchmark::RegisterBenchmark("BM_BpfAtRate", BM_BpfAtRate)})
     b->Args({threads, waking, hz})->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 }
 
