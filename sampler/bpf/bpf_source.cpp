@@ -79,6 +79,8 @@ class BpfSource final : public TaskSource {
   std::optional<std::regex> comm_re_;
   std::shared_ptr<MountTable> mounts_;
   uint64_t pass_ = 0;
+  int64_t last_s_scan_ = 0;
+  std::vector<uint32_t> followed_;  // watched S tasks of the last pass, by tid
   std::unordered_map<int, Kept> kept_;  // by tid
   std::vector<Chosen> chosen_;
   uint64_t vanished_ = 0, details_reused_ = 0, stacks_reused_ = 0;
@@ -96,8 +98,14 @@ void BpfSource::symbolize(const uint64_t* ips, size_t frames, std::string& out) 
 
 void BpfSource::read(RoundTable& round) {
   chosen_.clear();
+  // Sleeping tasks are looked at for the watch once per s_interval, as by the /proc
+  // source; those found in a listed wait are followed every pass.
+  const int64_t begin = round.begin_ns();
+  const bool s_scan = !waits_.empty() && (pass_ == 0 || begin - last_s_scan_ >= timings_.s_interval_ns);
+  if (s_scan) last_s_scan_ = begin;
   TaskIterCounts counts;
-  std::string_view data = program_->run(++pass_, counts);
+  std::string_view data = program_->run(++pass_, s_scan, followed_, counts);
+  followed_.clear();
   round.counts().threads += counts.tasks;
   round.counts().running += counts.running;
   round.counts().uninterruptible += counts.uninterruptible;
@@ -150,7 +158,10 @@ void BpfSource::take(const hs_task_record& r, const uint64_t* ips, RoundTable& r
   // Its name as /proc gives it comes with its details: filtered in settle.
   if (comm_re_ && !k.worker && !std::regex_search(task.comm, *comm_re_)) return;
   task.watched = r.watch != 0 && r.watch <= waits_.size();
-  if (task.watched) task.wchan = waits_[r.watch - 1];
+  if (task.watched) {
+    task.wchan = waits_[r.watch - 1];
+    followed_.push_back(r.tid);
+  }
   task.seen_ns = monotonic_ns();
   task.switches_known = true;
   task.voluntary = r.nvcsw;

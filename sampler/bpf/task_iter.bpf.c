@@ -26,6 +26,11 @@ const volatile struct hs_range lock_text = {};  /* __lock_text_start.._end */
 
 /* Set by user space before each pass. */
 __u64 pass = 0;
+/* Whether this pass looks at every sleeping task for the S-wait watch (once per
+ * --s-interval), or only at those found in a listed wait at the last pass (followed). */
+__u32 s_scan = 0;
+__u32 n_followed = 0;
+__u32 followed[HS_MAX_FOLLOWED] = {};
 /* What the pass walked (the iterator runs on one CPU, in the reader's read). */
 __u32 tasks_walked = 0, tasks_running = 0, tasks_uninterruptible = 0;
 
@@ -104,6 +109,14 @@ static __always_inline __u32 watched_wait(const __u64 *ips, long frames) {
   return 0;
 }
 
+static __always_inline int is_followed(__u32 tid) {
+  for (__u32 i = 0; i < HS_MAX_FOLLOWED; ++i) {
+    if (i >= n_followed) return 0;
+    if (followed[i] == tid) return 1;
+  }
+  return 0;
+}
+
 static __always_inline int pid_selected(__u32 tgid) {
   for (__u32 i = 0; i < HS_MAX_PIDS; ++i) {
     if (i >= n_pids) return 0;
@@ -124,7 +137,8 @@ int sample_tasks(struct bpf_iter__task *ctx) {
   if (state == 0) ++tasks_running;
   if (state == 2) ++tasks_uninterruptible;
   const int kept = (state_mask >> state) & 1;
-  const int may_watch = !kept && state == 1 && n_waits > 0;
+  const int may_watch =
+      !kept && state == 1 && n_waits > 0 && (s_scan || is_followed((__u32)task->pid));
   if (!kept && !may_watch) return 0;
 
   __u32 zero = 0;

@@ -36,9 +36,12 @@ class TaskIterProgram {
   TaskIterProgram(const TaskIterProgram&) = delete;
   TaskIterProgram& operator=(const TaskIterProgram&) = delete;
 
-  // One pass: the records, back to back (task_iter_record.h). Throws std::system_error
-  // when the iterator cannot be run.
-  std::string_view run(uint64_t pass, TaskIterCounts& counts);
+  // One pass: the records, back to back (task_iter_record.h). `s_scan`: every sleeping
+  // task is looked at for the S-wait watch; else only `followed` (tids; when there are
+  // more than HS_MAX_FOLLOWED, every pass scans). Throws std::system_error when the
+  // iterator cannot be run.
+  std::string_view run(uint64_t pass, bool s_scan, const std::vector<uint32_t>& followed,
+                       TaskIterCounts& counts);
 
  private:
   TaskIterProgram() = default;

@@ -8,6 +8,7 @@
 #define HS_COMM_LEN 16
 #define HS_MAX_FRAMES 64 /* /proc/<pid>/stack's MAX_STACK_TRACE_DEPTH */
 #define HS_MAX_WAITS 32  /* wait functions of the S-wait watch */
+#define HS_MAX_FOLLOWED 64 /* watched S tasks followed between scans (beyond: scan every pass) */
 #define HS_MAX_PIDS 64   /* processes of -p filtered in the kernel (beyond: in user space) */
 
 /* State letters by index, as /proc prints them (fs/proc/array.c task_state_array). */
