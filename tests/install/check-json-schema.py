@@ -38,9 +38,9 @@ DIFFS = [
 ]
 
 
-def output(args):
+def output(args, ok=(0,)):
     r = subprocess.run([hangscope] + args, capture_output=True, text=True)
-    if r.returncode != 0:
+    if r.returncode not in ok:
         sys.exit(f"{' '.join(args)}: exit {r.returncode}: {r.stderr}")
     return json.loads(r.stdout)
 
@@ -56,6 +56,11 @@ for inputs in REPORTS:
 for base, target in DIFFS:
     documents.append((f"diff {base} {target}",
                       output(["diff", "-f", "json", "--base", f"{fixtures}/{base}", "--target", f"{fixtures}/{target}"])))
+# With --fail-if-grows, for git bisect run: its exit code is the decision (0, 1 or 125).
+base, target = DIFFS[2]
+documents.append(("diff --fail-if-grows",
+                  output(["diff", "-f", "json", "--fail-if-grows", "jbd2:*=0.5", "--fail-if-grows", "nothing:*",
+                          "--base", f"{fixtures}/{base}", "--target", f"{fixtures}/{target}"], ok=(0, 1, 125))))
 
 failed = 0
 kinds = set()
@@ -76,7 +81,8 @@ def count(key, kind):
                for _, d in documents if d.get("kind") == kind)
 
 for what, n in (("graph edges", count("edges", "report")), ("deadlocks", count("deadlocks", "report")),
-                ("diff stacks", count("stacks", "diff")), ("divergences", count("divergences", "diff"))):
+                ("diff stacks", count("stacks", "diff")), ("divergences", count("divergences", "diff")),
+                ("growth checks", sum(len(d.get("fail_if_grows", {}).get("checks", [])) for _, d in documents))):
     if n == 0:
         print(f"no {what} in any document: the fixtures no longer exercise that part of the schema")
         failed += 1
