@@ -378,7 +378,7 @@ void add_at_rate(int64_t threads, int64_t waking, int64_t hz) {
 
 // 1,000 threads first, then 5,000 (the population only grows): sleepers, passes back to
 // back and 50 ms apart; the same threads with a fifth of them waking every 50 ms, passes
-// 50 ms apart; each population at a rate.
+// 50 ms apart; each population at a rate; then the BPF source at 100 Hz over 5,000.
 void add_benchmarks() {
   benchmark::RegisterBenchmark("BM_BpfLoad", BM_BpfLoad)->Iterations(5)->Unit(benchmark::kMillisecond);
   for (int64_t threads : {1000, 5000}) {
@@ -389,6 +389,14 @@ void add_benchmarks() {
     add_passes(threads, 20, 50);
     add_at_rate(threads, 20, hz);
   }
+  // 100 Hz over 5,000 threads: the BPF source only (neither /proc loop keeps 10 Hz
+  // much above it).
+  for (int64_t waking : {0, 20})
+    benchmark::RegisterBenchmark("BM_BpfAtRate", BM_BpfAtRate)
+        ->Args({5000, waking, 100})
+        ->Iterations(1)
+        ->UseManualTime()
+        ->Unit(benchmark::kSecond);
 }
 
 // The vfork children of the blocked tasks outlive their parents (they sleep for the

@@ -69,6 +69,7 @@ class BpfSource final : public TaskSource {
 
   void take(const hs_task_record& r, const uint64_t* ips, RoundTable& round);
   void symbolize(const uint64_t* ips, size_t frames, std::string& out) const;
+  static std::shared_ptr<TaskDetails> given_details(const Kept& k, const RoundTask& task);
 
   const SamplerOptions& opt_;
   RoundTimings timings_;
@@ -85,6 +86,17 @@ class BpfSource final : public TaskSource {
   std::vector<Chosen> chosen_;
   uint64_t vanished_ = 0, details_reused_ = 0, stacks_reused_ = 0;
 };
+
+// What the iterator gave of a task, as details: its stack and switch counts, when taken.
+std::shared_ptr<TaskDetails> BpfSource::given_details(const Kept& k, const RoundTask& task) {
+  auto d = std::make_shared<TaskDetails>();
+  d->stack = k.stack;
+  d->switches_known = true;
+  d->voluntary = task.voluntary;
+  d->involuntary = task.involuntary;
+  d->read_ns = task.seen_ns;
+  return d;
+}
 
 void BpfSource::symbolize(const uint64_t* ips, size_t frames, std::string& out) const {
   out.clear();
@@ -174,12 +186,7 @@ void BpfSource::take(const hs_task_record& r, const uint64_t* ips, RoundTable& r
     ++details_reused_;
   } else {
     k.pending.reset();
-    auto details = std::make_shared<TaskDetails>();
-    details->stack = k.stack;
-    details->switches_known = true;
-    details->voluntary = r.nvcsw;
-    details->involuntary = r.nivcsw;
-    details->read_ns = task.seen_ns;
+    std::shared_ptr<TaskDetails> details = given_details(k, task);
     DetailRequest rq{opt_.proc_root,
                      task.pid,
                      tid,
@@ -224,12 +231,7 @@ void BpfSource::settle(RoundTable& round) {
       if (task.why == "timed out") ++round.counts().timed_out;
       // The stack came with the task: it is recorded without the rest (its job may
       // still be writing that).
-      auto d = std::make_shared<TaskDetails>();
-      d->stack = k.stack;
-      d->switches_known = true;
-      d->voluntary = task.voluntary;
-      d->involuntary = task.involuntary;
-      d->read_ns = task.seen_ns;
+      std::shared_ptr<TaskDetails> d = given_details(k, task);
       d->problem = std::string(task.why);
       d->reusable = false;
       task.details = std::move(d);

@@ -45,10 +45,8 @@ KernelSymbols::KernelSymbols(std::string text)
   auto by_address = [](const Symbol& a, const Symbol& b) { return a.address < b.address; };
   std::stable_sort(core_.begin(), core_.end(), by_address);
   std::stable_sort(modules_.begin(), modules_.end(), by_address);
-  for (size_t i = 0; i < core_.size(); ++i) by_name_.emplace(core_[i].name, i);
-  for (size_t i = 0; i < modules_.size(); ++i) module_by_name_.emplace(modules_[i].name, i);
-  if (auto end = by_name_.find("_end"); end != by_name_.end())
-    core_end_ = core_[end->second].address;
+  if (const Symbol* end = named("_end"))
+    core_end_ = end->address;
   else if (!core_.empty())
     core_end_ = core_.back().address;
 }
@@ -104,25 +102,23 @@ void KernelSymbols::append_frame(uint64_t return_address, std::string& out) cons
   }
 }
 
+const KernelSymbols::Symbol* KernelSymbols::named(std::string_view name) const {
+  for (const std::vector<Symbol>* v : {&core_, &modules_})
+    for (const Symbol& s : *v)
+      if (s.name == name) return &s;
+  return nullptr;
+}
+
 std::optional<KernelSymbols::Range> KernelSymbols::function(std::string_view name) const {
-  const std::vector<Symbol>* v = &core_;
-  auto it = by_name_.find(name);
-  if (it == by_name_.end()) {
-    it = module_by_name_.find(name);
-    if (it == module_by_name_.end()) return std::nullopt;
-    v = &modules_;
-  }
-  const Symbol& s = (*v)[it->second];
+  const Symbol* s = named(name);
   uint64_t size = 0;
-  if (find(s.address, size) == nullptr || size == 0) return std::nullopt;
-  return Range{s.address, s.address + size};
+  if (!s || find(s->address, size) == nullptr || size == 0) return std::nullopt;
+  return Range{s->address, s->address + size};
 }
 
 std::optional<uint64_t> KernelSymbols::address(std::string_view name) const {
-  if (auto it = by_name_.find(name); it != by_name_.end()) return core_[it->second].address;
-  if (auto it = module_by_name_.find(name); it != module_by_name_.end())
-    return modules_[it->second].address;
-  return std::nullopt;
+  const Symbol* s = named(name);
+  return s ? std::optional<uint64_t>(s->address) : std::nullopt;
 }
 
 }  // namespace hangscope::sampler

@@ -12,7 +12,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace hangscope::sampler {
@@ -34,9 +33,11 @@ class KernelSymbols {
 
   // Appends the frame text of one return address (without "[<0>] " or newline).
   void append_frame(uint64_t return_address, std::string& out) const;
-  // The address range of a function, by name: the first symbol of that name.
+  // The address range of a function, by name: the first symbol of that name (the
+  // kernel's before the modules'). A walk of every symbol: for the few names resolved
+  // once at the start.
   std::optional<Range> function(std::string_view name) const;
-  // The address of a symbol, by name.
+  // The address of a symbol, by name (as slow).
   std::optional<uint64_t> address(std::string_view name) const;
 
  private:
@@ -47,14 +48,13 @@ class KernelSymbols {
   };
   // The symbol holding `address` and its size, in the kernel or a module.
   const Symbol* find(uint64_t address, uint64_t& size) const;
+  const Symbol* named(std::string_view name) const;
 
   std::unique_ptr<const std::string> text_;  // every name points into it (moves with it)
   std::vector<Symbol> core_;    // by address, ties in listed order
   std::vector<Symbol> modules_; // the same
   uint64_t core_end_ = 0;       // _end, or the last symbol's address
   bool addresses_known_ = false;
-  std::unordered_map<std::string_view, size_t> by_name_;  // first of each name, into core_
-  std::unordered_map<std::string_view, size_t> module_by_name_;
 };
 
 }  // namespace hangscope::sampler

@@ -78,6 +78,22 @@ void wait_rounds(const std::string& path, size_t rounds) {
   }
 }
 
+// The memory file a `record` without -o writes its capture to, by its descriptor.
+std::string memfd_of(pid_t pid) {
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd/";
+  for (int i = 0; i < 500; ++i) {
+    for (int fd = 0; fd < 64; ++fd) {
+      char link[256];
+      ssize_t n = readlink((fds + std::to_string(fd)).c_str(), link, sizeof link - 1);
+      if (n > 0 && std::string_view(link, static_cast<size_t>(n)).find("memfd:hangscope-capture") !=
+                       std::string_view::npos)
+        return fds + std::to_string(fd);
+    }
+    usleep(10'000);
+  }
+  return fds + "none";
+}
+
 long rss_kb() {
   std::ifstream in("/proc/self/status");
   for (std::string line; std::getline(in, line);)
@@ -94,8 +110,12 @@ TEST_P(LiveSamplerRun, SigtermWithoutOutputPrintsTheReport) {
   BlockedTask blocked(5000);
   usleep(200'000);
   Background bg(
-      {HANGSCOPE_BIN, "record", "--source", GetParam(), "-d", "60", "-i", "20", "-p", std::to_string(blocked.pid())}, tmp);
-  usleep(700'000);
+      {HANGSCOPE_BIN, "record", "--source", GetParam(), "-d", "60", "-i", "20", "-p",
+       std::to_string(blocked.pid())},
+      tmp);
+  // Its capture goes to a memory file until the report: wait for rounds in it (the BPF
+  // source takes a while to start on a loaded machine).
+  wait_rounds(memfd_of(bg.pid), 5);
   EXPECT_EQ(bg.stop(SIGTERM), 0);
   std::string out = slurp(bg.out);
   EXPECT_NE(out.find("hangscope report: 1 input"), std::string::npos) << out;
@@ -200,7 +220,7 @@ TEST_P(LiveSamplerRun, FiltersAndMaxStack) {
   TempDir tmp;
   // In D for longer than the six recordings take in a sanitizer build (each start of the
   // binary takes more than half a second there); ended when the test ends.
-  BlockedTask a(20'000), b(20'000);
+  BlockedTask a(60'000), b(60'000);
   usleep(200'000);
   std::string pids = std::to_string(a.pid()) + "," + std::to_string(b.pid());
   auto record = [&](std::vector<std::string> extra) {

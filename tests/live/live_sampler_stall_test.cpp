@@ -125,7 +125,9 @@ TEST_P(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
   EXPECT_FALSE(c.sources[0].truncated);
   const bool bpf = GetParam() == "bpf";
   // The /proc scan's stat read blocked and was given up; the iterator reads no file.
-  if (!bpf) EXPECT_GE(std::stoi(c.sources[0].header.at("end.abandoned_scans")), 1);
+  if (!bpf) {
+    EXPECT_GE(std::stoi(c.sources[0].header.at("end.abandoned_scans")), 1);
+  }
   std::map<int, int> per_task;
   for (const TaskSample& s : c.samples) {
     ++per_task[s.pid];

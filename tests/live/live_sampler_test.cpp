@@ -183,7 +183,9 @@ TEST_P(LiveSampler, ASleepingThreadThatBlocksIsSeenInTheNextRound) {
   ASSERT_EQ(c.rounds.size(), 4u);
   // The rounds in between spared the sleeping thread's stat file (/proc; the iterator
   // reads no file).
-  if (GetParam() == "proc") EXPECT_GE(std::stoi(c.sources[0].header.at("end.stat_skipped")), 2);
+  if (GetParam() == "proc") {
+    EXPECT_GE(std::stoi(c.sources[0].header.at("end.stat_skipped")), 2);
+  }
   size_t found = 0;
   for (const TaskSample& s : c.samples) {
     if (s.tid != sleeper.tid) continue;
