@@ -1,5 +1,7 @@
 // A process held in D state on the real kernel for a while, without root tricks:
-// the parent of vfork() sleeps uninterruptibly (killable) until its child exits.
+// the parent of vfork() sleeps uninterruptibly (killable) until its child exits. Both
+// are a process group of their own, so that the end of the object ends the child too:
+// an orphaned child would hold the test's output open, and ctest would wait out its hold.
 #pragma once
 
 #include <csignal>
@@ -13,6 +15,7 @@ class BlockedTask {
   explicit BlockedTask(unsigned hold_ms) {
     pid_ = fork();
     if (pid_ == 0) {
+      setpgid(0, 0);
       pid_t child = vfork();
       if (child == 0) {
         usleep(hold_ms * 1000);  // only a system call: allowed in a vfork child
@@ -20,10 +23,11 @@ class BlockedTask {
       }
       _exit(0);
     }
+    if (pid_ > 0) setpgid(pid_, pid_);  // before the child's own call, whichever runs first
   }
   ~BlockedTask() {
     if (pid_ > 0) {
-      kill(pid_, SIGKILL);  // only the process this object started
+      kill(-pid_, SIGKILL);  // only the processes this object started: its group
       waitpid(pid_, nullptr, 0);
     }
   }
