@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "hangscope/analysis.hpp"
 #include "hangscope/model.hpp"
@@ -62,5 +63,9 @@ class Renderer {
 
 std::span<const Renderer* const> renderers();
 const Renderer* find_renderer(std::string_view name);
+
+// What was odd about an input (a cut capture, skipped lines, tasks without a stack, perf
+// samples of other events left out), one line each, "path: ...".
+std::vector<std::string> input_warnings(const SourceInfo& source);
 
 }  // namespace hangscope
