@@ -1,6 +1,7 @@
 // The cost of one sampling pass over every thread of the machine, for hangscope's
-// sampler and for a plain open/read/close loop (what most /proc samplers do), side by
-// side in one run, with 1,000 and then 5,000 threads of a population process plus a few
+// sampler with each of its sources (the /proc scan, BM_Hangscope*; the BPF task
+// iterator, BM_Bpf*, skipped where it cannot run) and for a plain open/read/close loop
+// (what most /proc samplers do), side by side in one run, with 1,000 and then 5,000 threads of a population process plus a few
 // tasks in D state (vfork parents). Two populations of each size:
 //   - sleepers: every thread sleeps all along;
 //   - waking: a fifth of the threads wake every 50 ms (the rest sleep), so that the
@@ -139,12 +140,20 @@ void BM_NaivePass(benchmark::State& state) {
   report_pass(state, cpu_seconds() - cpu0, passes, threads);
 }
 
-void BM_HangscopePass(benchmark::State& state) {
+void sampler_pass(benchmark::State& state, TaskSourceKind source) {
   setup(state);
   DevNull out;
   CaptureWriter writer(out.fd);
   SamplerOptions so;
-  Sampler sampler(so, writer);
+  so.source = source;
+  std::unique_ptr<Sampler> made;
+  try {
+    made = std::make_unique<Sampler>(so, writer);
+  } catch (const SourceError& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  Sampler& sampler = *made;
   sampler.begin();
   sampler.round();  // opens the descriptors: the steady state is what a long run costs
   size_t threads = 0, passes = 0;
@@ -158,23 +167,59 @@ void BM_HangscopePass(benchmark::State& state) {
   sampler.end();
 }
 
+void BM_HangscopePass(benchmark::State& state) { sampler_pass(state, TaskSourceKind::proc); }
+
+// What starting a recording with the BPF source costs: reading /proc/kallsyms, loading
+// the program through the verifier, attaching it.
+void BM_BpfLoad(benchmark::State& state) {
+  DevNull out;
+  CaptureWriter writer(out.fd);
+  SamplerOptions so;
+  so.source = TaskSourceKind::bpf;
+  double cpu0 = cpu_seconds();
+  size_t loads = 0;
+  for (auto _ : state) {
+    try {
+      Sampler sampler(so, writer);
+    } catch (const SourceError& e) {
+      state.SkipWithError(e.what());
+      return;
+    }
+    ++loads;
+  }
+  state.counters["cpu_ms_per_load"] = (cpu_seconds() - cpu0) * 1e3 / loads;
+}
+void BM_BpfPass(benchmark::State& state) { sampler_pass(state, TaskSourceKind::bpf); }
+
 // A real run at `hz` for a few seconds: CPU per second of sampling.
-void at_rate(benchmark::State& state, bool hangscope) {
+// `hangscope`: false for the plain loop.
+void at_rate(benchmark::State& state, bool hangscope, TaskSourceKind source) {
   const int hz = static_cast<int>(state.range(2));
   setup(state);
   const double seconds = 3;
   for (auto _ : state) {
-    double cpu0 = cpu_seconds(), wall0 = wall_seconds();
     uint64_t rounds = 0, late = 0;
+    double cpu0 = cpu_seconds(), wall0 = wall_seconds();
     if (hangscope) {
       DevNull out;
       CaptureWriter writer(out.fd);
       SamplerOptions so;
       so.interval = std::chrono::microseconds(1'000'000 / hz);
       so.duration_s = seconds;
+      so.source = source;
       std::atomic<bool> stop{false};
-      Sampler sampler(so, writer);
-      SamplerResult r = sampler.run(stop);
+      std::unique_ptr<Sampler> sampler;
+      try {
+        sampler = std::make_unique<Sampler>(so, writer);
+      } catch (const SourceError& e) {
+        state.SkipWithError(e.what());
+        return;
+      }
+      // The BPF source loads its program and the kernel's symbols here, once per
+      // recording (BM_BpfLoad): what a long recording costs per second comes after.
+      cpu0 = cpu_seconds();
+      wall0 = wall_seconds();
+      SamplerResult r = sampler->run(stop);
       rounds = r.rounds;
       late = r.late_rounds;
     } else {
@@ -208,14 +253,16 @@ void at_rate(benchmark::State& state, bool hangscope) {
   }
 }
 
-void BM_HangscopeAtRate(benchmark::State& state) { at_rate(state, true); }
-void BM_NaiveAtRate(benchmark::State& state) { at_rate(state, false); }
+void BM_HangscopeAtRate(benchmark::State& state) { at_rate(state, true, TaskSourceKind::proc); }
+void BM_BpfAtRate(benchmark::State& state) { at_rate(state, true, TaskSourceKind::bpf); }
+void BM_NaiveAtRate(benchmark::State& state) { at_rate(state, false, TaskSourceKind::proc); }
 
 // Arguments: threads, share of them waking (percent), then the gap between passes (ms)
 // or the rate (Hz).
 void add_passes(int64_t threads, int64_t waking, int64_t gap_ms) {
   for (auto* b : {benchmark::RegisterBenchmark("BM_NaivePass", BM_NaivePass),
-                  benchmark::RegisterBenchmark("BM_HangscopePass", BM_HangscopePass)}) {
+                  benchmark::RegisterBenchmark("BM_HangscopePass", BM_HangscopePass),
+                  benchmark::RegisterBenchmark("BM_BpfPass", BM_BpfPass)}) {
     b->Args({threads, waking, gap_ms})->Unit(benchmark::kMillisecond);
     if (gap_ms > 0) b->Iterations(40);  // 2 s of passes
   }
@@ -223,14 +270,16 @@ void add_passes(int64_t threads, int64_t waking, int64_t gap_ms) {
 
 void add_at_rate(int64_t threads, int64_t waking, int64_t hz) {
   for (auto* b : {benchmark::RegisterBenchmark("BM_NaiveAtRate", BM_NaiveAtRate),
-                  benchmark::RegisterBenchmark("BM_HangscopeAtRate", BM_HangscopeAtRate)})
+                  benchmark::RegisterBenchmark("BM_HangscopeAtRate", BM_HangscopeAtRate),
+                  benchmark::RegisterBenchmark("BM_BpfAtRate", BM_BpfAtRate)})
     b->Args({threads, waking, hz})->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 }
 
 // 1,000 threads first, then 5,000 (the population only grows): sleepers, passes back to
 // back and 50 ms apart; the same threads with a fifth of them waking every 50 ms, passes
-// 50 ms apart; each population at a rate.
+// 50 ms apart; each population at a rate; then the BPF source at 100 Hz over 5,000.
 void add_benchmarks() {
+  benchmark::RegisterBenchmark("BM_BpfLoad", BM_BpfLoad)->Iterations(5)->Unit(benchmark::kMillisecond);
   for (int64_t threads : {1000, 5000}) {
     const int64_t hz = threads == 1000 ? 100 : 10;
     add_passes(threads, 0, 0);
@@ -239,6 +288,14 @@ void add_benchmarks() {
     add_passes(threads, 20, 50);
     add_at_rate(threads, 20, hz);
   }
+  // 100 Hz over 5,000 threads: the BPF source only (neither /proc loop keeps 10 Hz
+  // much above it).
+  for (int64_t waking : {0, 20})
+    benchmark::RegisterBenchmark("BM_BpfAtRate", BM_BpfAtRate)
+        ->Args({5000, waking, 100})
+        ->Iterations(1)
+        ->UseManualTime()
+        ->Unit(benchmark::kSecond);
 }
 
 // The vfork children of the blocked tasks outlive their parents (they sleep for the

@@ -44,6 +44,7 @@ struct RecordOptions {
   double read_timeout_ms = 0;       // 0: automatic
   bool user_stacks = false;         // also the user-space stacks (docs/user-stacks.md)
   double user_stack_budget_ms = 0;  // 0: automatic
+  std::string source = "auto";      // auto, bpf or proc (docs/sampler.md)
   ReportOptions report;             // how to report when there is no -o (its rules)
 };
 

@@ -3,13 +3,14 @@
 #include "features.hpp"
 
 #include "hangscope/metrics_server.hpp"
+#include "hangscope/sampler.hpp"
 #include "hangscope/user_stack.hpp"
 
 namespace hangscope::cli {
 
 std::vector<Feature> features() {
   return {
-      {"bpf-source", "BPF task iterator source (record --source bpf)", std::string(kNotYet)},
+      {"bpf-source", "BPF task iterator source (record --source bpf)", bpf_source_status()},
       {"libunwind", "user-space stacks (record --user-stacks)", std::string(unwinder_version())},
       {"metrics", "Prometheus metrics over HTTP with cpp-httplib (watch --listen)",
        std::string(live::http_library_version())},

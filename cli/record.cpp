@@ -88,6 +88,11 @@ void add_sampling_options(CLI::App& app, RecordOptions& opts) {
   cmd->add_option("--states", opts.states, "Task states to record: D, DS or all")
       ->check(CLI::IsMember({"D", "DS", "all"}))
       ->capture_default_str();
+  cmd->add_option("--source", opts.source,
+                  "Where the tasks come from: the BPF task iterator (bpf), /proc (proc), or "
+                  "the iterator where it can run and /proc elsewhere (auto)")
+      ->check(CLI::IsMember({"auto", "bpf", "proc"}))
+      ->capture_default_str();
   cmd->add_option("-p,--pid", opts.pids, "Only these processes (all their threads)")
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
@@ -158,6 +163,9 @@ std::optional<SamplerOptions> sampler_options(const RecordOptions& opts,
   // Stopping a process is intrusive: only those the user named.
   so.stop_for_user_stacks = opts.user_stacks && (!opts.pids.empty() || !opts.comm.empty());
   so.command_line = command_line;
+  so.source = opts.source == "bpf"    ? TaskSourceKind::bpf
+              : opts.source == "proc" ? TaskSourceKind::proc
+                                      : TaskSourceKind::automatic;
   if (!opts.comm.empty()) {
     try {
       std::regex check(opts.comm, std::regex::ECMAScript);
@@ -218,8 +226,15 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
   SamplerResult result;
   try {
     Sampler sampler(so, writer);
+    // A build without the BPF source says so in --version, not at every record.
+    if (!sampler.source_fallback().empty() && bpf_source_built())
+      print_error("BPF source unavailable: " + sampler.source_fallback() + "; sampling /proc");
     result = sampler.run(g_stop, [&](const RoundStats& r) { progress.round(r); });
   } catch (const PrivilegeError& e) {
+    progress.done();
+    print_error(e.what());
+    return kFailure;
+  } catch (const SourceError& e) {
     progress.done();
     print_error(e.what());
     return kFailure;

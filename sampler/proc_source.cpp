@@ -29,8 +29,10 @@ ProcSource::ProcSource(const SamplerOptions& options, const RoundTimings& timing
   for (int c = 0; c < 256; ++c) selected_[c] = state_selected(opt_.states, static_cast<char>(c));
 }
 
-void ProcSource::prepare(CaptureHeader&) {
+void ProcSource::prepare(CaptureHeader& header) {
   if (opt_.stacks) check_stack_privilege(opt_.proc_root);
+  header.extra.emplace_back("source", "proc");
+  if (!opt_.source_fallback.empty()) header.extra.emplace_back("source_fallback", opt_.source_fallback);
   table_ = std::make_unique<TaskTable>(opt_.proc_root, opt_.pids);
   scanner_ = std::make_unique<ScanThread>(opt_.max_stuck_readers);
   mounts_ = std::make_shared<MountTable>(opt_.proc_root);

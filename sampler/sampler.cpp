@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "bpf_source.hpp"
 #include "proc_source.hpp"
 #include "record_loop.hpp"
 #include "system_info.hpp"
@@ -60,7 +61,22 @@ Sampler::Sampler(SamplerOptions options, RoundSink& out)
     : opt_(std::make_unique<SamplerOptions>(std::move(options))) {
   if (opt_->max_stack == 0) opt_->max_stack = 1;
   std::vector<std::unique_ptr<TaskSource>> sources;
-  sources.push_back(std::make_unique<ProcSource>(*opt_, timings_of(*opt_)));
+  const RoundTimings timings = timings_of(*opt_);
+  if (opt_->source != TaskSourceKind::proc) {
+    std::string why_not;
+    if (auto bpf = make_bpf_source(*opt_, timings, why_not)) {
+      sources.push_back(std::move(bpf));
+      source_ = "bpf";
+    } else if (opt_->source == TaskSourceKind::bpf) {
+      throw SourceError("the BPF source cannot run here: " + why_not);
+    } else {
+      opt_->source_fallback = why_not;
+    }
+  }
+  if (sources.empty()) {
+    sources.push_back(std::make_unique<ProcSource>(*opt_, timings));
+    source_ = "proc";
+  }
   loop_ = std::make_unique<RecordLoop>(*opt_, out, std::move(sources));
 }
 

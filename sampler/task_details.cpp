@@ -115,14 +115,20 @@ void read_task_details(const DetailRequest& rq, TaskDetails& out) {
       note(out, "stack", errno);
     }
   }
-  out.read_ns = now_ns();
+  if (!rq.stack_given) out.read_ns = now_ns();
   out.wchan = read_wchan(rq.proc_root, rq.pid, rq.tid);
 
-  if (read_small_file(task_path(rq, "status"), text)) {
+  if (rq.stack_given) {
+    // The switch counts came with the stack.
+  } else if (read_small_file(task_path(rq, "status"), text)) {
     out.switches_known = parse_switches(text, out.voluntary, out.involuntary);
   } else if (gone(errno)) {
     out.vanished = true;
     return;
+  }
+  if (rq.read_comm && read_small_file(task_path(rq, "comm"), text)) {
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    out.name = text;
   }
 
   // Kernel threads print "0 0x0 ...", which reads as read(0, ...): they make no calls.

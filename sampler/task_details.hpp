@@ -23,6 +23,10 @@ struct DetailRequest {
   bool read_cgroup = false;            // the cached cgroup is stale
   size_t max_stack = 64;               // frames kept, innermost first
   std::shared_ptr<MountTable> mounts;  // shared: a job may outlive the sampler
+  // A source that has the stack and the switch counts already (the BPF iterator): status
+  // is not read, and read_ns (when they were taken) is left as the source set it.
+  bool stack_given = false;
+  bool read_comm = false;  // the comm file too, into `name` (a workqueue worker's full name)
 };
 
 // A new kind of detail (the FUSE daemon a task waits on, say) is read by a function of

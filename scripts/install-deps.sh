@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs, as root on Debian 12, the packages hangscope needs to build, test and run.
 # Does nothing when they are all there already. Besides the compilers and libraries:
-# asciidoctor makes the man pages; man-db, bash-completion, zsh, dpkg-dev, lintian and
+# libbpf-dev, bpftool and clang build the BPF source (sampler/bpf/; linux-libc-dev has the
+# <linux/bpf.h> its program includes); asciidoctor makes the man pages; man-db, bash-completion, zsh, dpkg-dev, lintian and
 # python3-jsonschema are for the tests of the man pages, the completion, the .deb and
 # the JSON schema (tests/install/); ccache makes the second build of .ci/run cheap;
 # cpp-httplib serves watch's metrics, and prometheus (its server and promtool) is what
@@ -23,6 +24,9 @@ PACKAGES="
   gzip
   clang
   libclang-rt-dev
+  libbpf-dev
+  bpftool
+  linux-libc-dev
   fuse3
   libfuse3-dev
   libunwind-dev

@@ -29,7 +29,12 @@ class RecordLoop;
 // misses them; the sampler records S tasks whose wait channel is on this list.
 std::vector<std::string> default_s_waits();
 
+// Where the tasks come from: the /proc scan, the BPF task iterator (docs/sampler.md,
+// "The BPF source"), or the iterator where it can run and /proc elsewhere.
+enum class TaskSourceKind { automatic, bpf, proc };
+
 struct SamplerOptions {
+  TaskSourceKind source = TaskSourceKind::proc;
   std::chrono::microseconds interval{20'000};
   std::optional<double> duration_s;    // stop after this long
   std::optional<uint64_t> max_rounds;  // or after this many rounds
@@ -59,6 +64,8 @@ struct SamplerOptions {
   std::string no_stacks_reason;  // recorded in the header when !stacks
   std::string proc_root = "/proc";
   std::string command_line;  // recorded in the header
+  // Set by the Sampler: why `automatic` fell back to /proc (recorded in the header).
+  std::string source_fallback;
 };
 
 // What one round saw, for progress displays.
@@ -94,6 +101,15 @@ struct PrivilegeError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown when the source asked for cannot run here (--source bpf without privilege...).
+struct SourceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The BPF source of this build, for --version: "libbpf-1.1", or "no (why)".
+std::string bpf_source_status();
+bool bpf_source_built();
+
 // True for a state letter that `states` selects ("D", "DS", "all").
 bool state_selected(std::string_view states, char state);
 
@@ -104,9 +120,15 @@ void check_stack_privilege(const std::string& proc_root = "/proc");
 
 class Sampler {
  public:
-  // Throws std::regex_error for a bad comm regex. Does not own `out`.
+  // Throws std::regex_error for a bad comm regex, SourceError when the source asked for
+  // cannot run. Does not own `out`.
   Sampler(SamplerOptions options, RoundSink& out);
   ~Sampler();
+
+  // The source in use ("bpf" or "proc"), and why `automatic` did not take the BPF one
+  // ("" when it did, or when it was not asked for).
+  std::string_view source() const { return source_; }
+  const std::string& source_fallback() const { return opt_->source_fallback; }
 
   // Samples until the duration or round count is reached or `stop` becomes true.
   // `on_round` (optional) is called after every round. Throws std::system_error when
@@ -122,6 +144,7 @@ class Sampler {
  private:
   std::unique_ptr<SamplerOptions> opt_;  // where the loop and its sources see them
   std::unique_ptr<sampler::RecordLoop> loop_;
+  std::string_view source_;
 };
 
 }  // namespace hangscope

@@ -112,7 +112,11 @@ TEST(Options, VersionNamesTheBuildAndItsFeatures) {
     features[name] = status;
   }
   ASSERT_EQ(features.size(), 4u) << r.out;
-  EXPECT_EQ(features["bpf-source"], "not yet");
+  // The libbpf it was built with, or why not.
+  if (HANGSCOPE_BPF_BUILT)
+    EXPECT_EQ(features["bpf-source"].rfind("libbpf-", 0), 0u) << r.out;
+  else
+    EXPECT_EQ(features["bpf-source"], "no") << r.out;
   EXPECT_EQ(features["on-cpu"], "not yet");
   EXPECT_EQ(features["libunwind"].rfind("1.", 0), 0u) << r.out;  // the version built with
   EXPECT_EQ(features["metrics"].rfind("0.", 0), 0u) << r.out;    // cpp-httplib's

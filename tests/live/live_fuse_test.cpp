@@ -7,10 +7,15 @@
 #include "support/privileges.hpp"
 #include "support/run.hpp"
 #include "support/stalled_fuse.hpp"
+#include "support/task_sources.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace hangscope;
 using namespace hangscope::testing;
+
+class LiveFuse : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Sources, LiveFuse, task_sources(),
+                         [](const auto& info) { return info.param; });
 
 namespace {
 
@@ -21,11 +26,11 @@ bool in_fuse_request(const Capture& c, const TaskSample& s) {
 }
 
 // Samples `pid` for a few rounds and returns the samples whose stack waits on FUSE.
-std::vector<char> fuse_states(pid_t pid, const std::string& states) {
+std::vector<char> fuse_states(const std::string& source, pid_t pid, const std::string& states) {
   TempDir tmp;
   std::string out = tmp.file("fuse.capture");
   // Without the watch of sleeping tasks in known waits (--s-waits none): states only.
-  RunResult r = run({HANGSCOPE_BIN, "record", "-n", "5", "-i", "20", "--states", states,
+  RunResult r = run({HANGSCOPE_BIN, "record", "--source", source, "-n", "5", "-i", "20", "--states", states,
                      "--s-waits", "none", "-p", std::to_string(pid), "-o", out});
   EXPECT_EQ(r.status, 0) << r.err;
   Capture c;
@@ -38,7 +43,8 @@ std::vector<char> fuse_states(pid_t pid, const std::string& states) {
 
 }  // namespace
 
-TEST(LiveFuse, StalledDaemonLeavesReadersBlockedInRequestWaitAnswer) {
+TEST_P(LiveFuse, StalledDaemonLeavesReadersBlockedInRequestWaitAnswer) {
+  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
   if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
   StalledFuse fs(STALLFS_BIN);
@@ -47,14 +53,14 @@ TEST(LiveFuse, StalledDaemonLeavesReadersBlockedInRequestWaitAnswer) {
   usleep(300'000);
 
   // Waiting interruptibly: invisible to a D-only sampler, seen with --states DS.
-  EXPECT_TRUE(fuse_states(reader, "D").empty());
-  std::vector<char> s_states = fuse_states(reader, "DS");
+  EXPECT_TRUE(fuse_states(GetParam(), reader, "D").empty());
+  std::vector<char> s_states = fuse_states(GetParam(), reader, "DS");
   ASSERT_EQ(s_states.size(), 5u);
   for (char st : s_states) EXPECT_EQ(st, 'S');
 
   // A handled signal turns the wait killable: D from then on.
   ASSERT_TRUE(fs.interrupt(reader));
-  std::vector<char> d_states = fuse_states(reader, "D");
+  std::vector<char> d_states = fuse_states(GetParam(), reader, "D");
   ASSERT_EQ(d_states.size(), 5u);
   for (char st : d_states) EXPECT_EQ(st, 'D');
 }

@@ -16,10 +16,15 @@
 #include "support/blocked_task.hpp"
 #include "support/privileges.hpp"
 #include "support/run.hpp"
+#include "support/task_sources.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace hangscope;
 using namespace hangscope::testing;
+
+class LiveSamplerRun : public ::testing::TestWithParam<std::string> {};
+INSTANTIATE_TEST_SUITE_P(Sources, LiveSamplerRun, task_sources(),
+                         [](const auto& info) { return info.param; });
 
 namespace {
 
@@ -73,6 +78,22 @@ void wait_rounds(const std::string& path, size_t rounds) {
   }
 }
 
+// The memory file a `record` without -o writes its capture to, by its descriptor.
+std::string memfd_of(pid_t pid) {
+  const std::string fds = "/proc/" + std::to_string(pid) + "/fd/";
+  for (int i = 0; i < 500; ++i) {
+    for (int fd = 0; fd < 64; ++fd) {
+      char link[256];
+      ssize_t n = readlink((fds + std::to_string(fd)).c_str(), link, sizeof link - 1);
+      if (n > 0 && std::string_view(link, static_cast<size_t>(n)).find("memfd:hangscope-capture") !=
+                       std::string_view::npos)
+        return fds + std::to_string(fd);
+    }
+    usleep(10'000);
+  }
+  return fds + "none";
+}
+
 long rss_kb() {
   std::ifstream in("/proc/self/status");
   for (std::string line; std::getline(in, line);)
@@ -82,14 +103,19 @@ long rss_kb() {
 
 }  // namespace
 
-TEST(LiveSamplerRun, SigtermWithoutOutputPrintsTheReport) {
+TEST_P(LiveSamplerRun, SigtermWithoutOutputPrintsTheReport) {
+  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
   TempDir tmp;
   BlockedTask blocked(5000);
   usleep(200'000);
   Background bg(
-      {HANGSCOPE_BIN, "record", "-d", "60", "-i", "20", "-p", std::to_string(blocked.pid())}, tmp);
-  usleep(700'000);
+      {HANGSCOPE_BIN, "record", "--source", GetParam(), "-d", "60", "-i", "20", "-p",
+       std::to_string(blocked.pid())},
+      tmp);
+  // Its capture goes to a memory file until the report: wait for rounds in it (the BPF
+  // source takes a while to start on a loaded machine).
+  wait_rounds(memfd_of(bg.pid), 5);
   EXPECT_EQ(bg.stop(SIGTERM), 0);
   std::string out = slurp(bg.out);
   EXPECT_NE(out.find("hangscope report: 1 input"), std::string::npos) << out;
@@ -98,14 +124,15 @@ TEST(LiveSamplerRun, SigtermWithoutOutputPrintsTheReport) {
   EXPECT_NE(out.find("syscalls    vfork"), std::string::npos) << out;
 }
 
-TEST(LiveSamplerRun, SigintCompletesTheFileAndSigkillLeavesItReadable) {
+TEST_P(LiveSamplerRun, SigintCompletesTheFileAndSigkillLeavesItReadable) {
+  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
   TempDir tmp;
   BlockedTask blocked(5000);
   usleep(200'000);
   for (int sig : {SIGINT, SIGKILL}) {
     std::string path = tmp.file("sig" + std::to_string(sig) + ".capture");
-    Background bg({HANGSCOPE_BIN, "record", "-d", "60", "-i", "10", "-p",
+    Background bg({HANGSCOPE_BIN, "record", "--source", GetParam(), "-d", "60", "-i", "10", "-p",
                    std::to_string(blocked.pid()), "-o", path},
                   tmp);
     wait_rounds(path, 5);
@@ -125,7 +152,8 @@ TEST(LiveSamplerRun, SigintCompletesTheFileAndSigkillLeavesItReadable) {
   }
 }
 
-TEST(LiveSamplerRun, FullDiskIsAClearErrorAndTheCaptureStaysReadable) {
+TEST_P(LiveSamplerRun, FullDiskIsAClearErrorAndTheCaptureStaysReadable) {
+  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
   if (geteuid() != 0) GTEST_SKIP() << "mounts a small tmpfs: run as root";
   TempDir tmp;
@@ -136,7 +164,7 @@ TEST(LiveSamplerRun, FullDiskIsAClearErrorAndTheCaptureStaysReadable) {
   std::string path = dir + "/full.capture";
   // Every thread of the machine each round: 256 KiB fill within a few dozen rounds.
   RunResult r =
-      run({HANGSCOPE_BIN, "record", "-n", "2000", "-i", "1", "--states", "all", "-o", path});
+      run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "2000", "-i", "1", "--states", "all", "-o", path});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find(path + ": writing the capture: No space left on device"), std::string::npos)
@@ -148,7 +176,8 @@ TEST(LiveSamplerRun, FullDiskIsAClearErrorAndTheCaptureStaysReadable) {
   umount2(dir.c_str(), MNT_DETACH);
 }
 
-TEST(LiveSamplerRun, MemoryStaysFlatOverManyRounds) {
+TEST_P(LiveSamplerRun, MemoryStaysFlatOverManyRounds) {
+  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
 #if defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "under AddressSanitizer freed memory stays in its quarantine: RSS grows";
@@ -165,6 +194,7 @@ TEST(LiveSamplerRun, MemoryStaysFlatOverManyRounds) {
   int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
   CaptureWriter writer(fd, 64);  // small intern tables: they fill and restart within the run
   SamplerOptions so;
+  so.source = source_kind(GetParam());
   so.interval = std::chrono::microseconds(1000);
   so.max_rounds = 1500;
   so.states = "all";
@@ -184,17 +214,18 @@ TEST(LiveSamplerRun, MemoryStaysFlatOverManyRounds) {
                               << " kB after 1500";
 }
 
-TEST(LiveSamplerRun, FiltersAndMaxStack) {
+TEST_P(LiveSamplerRun, FiltersAndMaxStack) {
+  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
   TempDir tmp;
   // In D for longer than the six recordings take in a sanitizer build (each start of the
   // binary takes more than half a second there); ended when the test ends.
-  BlockedTask a(20'000), b(20'000);
+  BlockedTask a(60'000), b(60'000);
   usleep(200'000);
   std::string pids = std::to_string(a.pid()) + "," + std::to_string(b.pid());
   auto record = [&](std::vector<std::string> extra) {
     std::string out = tmp.file("f" + std::to_string(rand()) + ".capture");
-    std::vector<std::string> args{HANGSCOPE_BIN, "record", "-n", "3", "-i", "10", "-o", out};
+    std::vector<std::string> args{HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "3", "-i", "10", "-o", out};
     args.insert(args.end(), extra.begin(), extra.end());
     RunResult r = run(args);
     EXPECT_EQ(r.status, 0) << r.err;
@@ -230,15 +261,16 @@ TEST(LiveSamplerRun, FiltersAndMaxStack) {
   }
 }
 
-TEST(LiveSamplerRun, FsyncOnOverlayIsTiedToTheLoopDeviceOfItsJournal) {
+TEST_P(LiveSamplerRun, FsyncOnOverlayIsTiedToTheLoopDeviceOfItsJournal) {
+  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
   TempDir tmp;
   std::string out = tmp.file("storm.capture");
   std::string dev = tmp.file("dev");
   RunResult r = run({WITH_STORM, "--storm-bin", STORM_BIN, "--rounds", "0", "--", "sh", "-c",
-                     "\"$0\" record -d 2 -i 20 -o \"$1\" && echo \"$STORM_DEV\" > \"$2\" && "
+                     "\"$0\" record --source \"$4\" -d 2 -i 20 -o \"$1\" && echo \"$STORM_DEV\" > \"$2\" && "
                      "echo \"$STORM_DIR\" > \"$3\"",
-                     HANGSCOPE_BIN, out, dev, tmp.file("dir")});
+                     HANGSCOPE_BIN, out, dev, tmp.file("dir"), GetParam()});
   if (r.status == kSkip) GTEST_SKIP() << r.err;
   ASSERT_EQ(r.status, 0) << r.err;
   std::string storm_dev = slurp(dev);

@@ -1,0 +1,45 @@
+/* The few kernel types the task iterator reads, declared by hand with
+ * preserve_access_index: libbpf relocates every field access against the running
+ * kernel's BTF (/sys/kernel/btf/vmlinux) at load, so the offsets here do not matter and
+ * the build needs no BTF of its own. */
+#ifndef HANGSCOPE_KERNEL_TYPES_H
+#define HANGSCOPE_KERNEL_TYPES_H
+
+#include <linux/types.h>
+
+#pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
+
+struct seq_file;
+
+struct task_struct {
+  unsigned int __state;
+  unsigned int flags;
+  int exit_state;
+  int pid;
+  int tgid;
+  struct task_struct *real_parent;
+  unsigned long nvcsw;
+  unsigned long nivcsw;
+  __u64 start_time;
+  char comm[16];
+};
+
+/* Before 5.14 the state was a long named `state`. */
+struct task_struct___pre514 {
+  long state;
+};
+
+struct bpf_iter_meta {
+  struct seq_file *seq;
+  __u64 session_id;
+  __u64 seq_num;
+};
+
+struct bpf_iter__task {
+  struct bpf_iter_meta *meta;
+  struct task_struct *task;
+};
+
+#pragma clang attribute pop
+
+#endif

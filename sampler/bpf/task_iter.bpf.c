@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The BPF task iterator of the sampler (bpf_source.cpp): one pass over every task of the
+ * kernel, in the kernel. It keeps the tasks in the selected states, and the sleeping (S)
+ * tasks whose innermost function outside the scheduler is a wait function of the S-wait
+ * watch, and writes for each a record (task_iter_record.h) with its kernel stack. A
+ * stack is taken again only when the task has been switched since its stack of the last
+ * pass: a task that has not run has the same stack (as xcapture v3 does). */
+#include "kernel_types.h"
+
+#include <linux/bpf.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
+#include "task_iter_record.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+/* Set before load (bpf_source.cpp). */
+const volatile __u32 state_mask = 0;        /* bit i: state HS_STATE_LETTERS[i] is kept */
+const volatile __u32 n_pids = 0;           /* 0: every process */
+const volatile __u32 pids[HS_MAX_PIDS] = {}; /* else only these thread groups (-p) */
+const volatile __u32 n_waits = 0;           /* 0: no S-wait watch */
+const volatile struct hs_range waits[HS_MAX_WAITS] = {};
+const volatile struct hs_range sched_text = {}; /* __sched_text_start.._end */
+const volatile struct hs_range lock_text = {};  /* __lock_text_start.._end */
+
+/* Set by user space before each pass. */
+__u64 pass = 0;
+/* Whether this pass looks at every sleeping task for the S-wait watch (once per
+ * --s-interval), or only at those found in a listed wait at the last pass (followed). */
+__u32 s_scan = 0;
+__u32 n_followed = 0;
+__u32 followed[HS_MAX_FOLLOWED] = {};
+/* What the pass walked (the iterator runs on one CPU, in the reader's read). */
+__u32 tasks_walked = 0, tasks_running = 0, tasks_uninterruptible = 0;
+
+/* What the last passes saw of a task, freed with the task. */
+struct seen {
+  __u64 stack_switches; /* switch count when its stack was last written */
+  __u64 stack_pass;     /* the pass that wrote it (0: none) */
+  __u64 watch_switches; /* switch count when its watch was last decided */
+  __u32 watch;          /* that decision (as hs_task_record.watch) */
+  __u32 watch_known;
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct seen);
+} seen_tasks SEC(".maps");
+
+struct scratch {
+  struct hs_task_record rec;
+  __u64 ips[HS_MAX_FRAMES];
+};
+
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, struct scratch);
+} scratch_space SEC(".maps");
+
+#define TASK_REPORT 0x7f
+#define TASK_UNINTERRUPTIBLE 0x2
+#define TASK_IDLE 0x402 /* TASK_UNINTERRUPTIBLE | TASK_NOLOAD */
+#define TASK_RTLOCK_WAIT 0x1000
+#define TASK_FROZEN 0x8000
+#define TASK_REPORT_IDLE 0x80
+
+/* The index of the state /proc prints (__task_state_index of include/linux/sched.h). */
+static __always_inline __u8 state_index(struct task_struct *t) {
+  unsigned int raw;
+  if (bpf_core_field_exists(t->__state))
+    raw = t->__state;
+  else
+    raw = (unsigned int)((struct task_struct___pre514 *)t)->state;
+  unsigned int s = (raw | (unsigned int)t->exit_state) & TASK_REPORT;
+  if ((raw & TASK_IDLE) == TASK_IDLE) s = TASK_REPORT_IDLE;
+  if ((raw & TASK_RTLOCK_WAIT) || (raw & TASK_FROZEN)) s = TASK_UNINTERRUPTIBLE;
+  __u8 i = 0;
+  while (s && i < 9) {  /* fls */
+    s >>= 1;
+    ++i;
+  }
+  return i;
+}
+
+static __always_inline int in_range(__u64 ip, __u64 start, __u64 end) {
+  return ip >= start && ip < end;
+}
+
+/* 1 + the index of the wait function that is the task's innermost frame outside the
+ * scheduler and locking code (what /proc/<pid>/wchan names), or 0. */
+static __always_inline __u32 watched_wait(const __u64 *ips, long frames) {
+  for (int i = 0; i < HS_MAX_FRAMES; ++i) {
+    if (i >= frames) return 0;
+    __u64 ip = ips[i];
+    if (in_range(ip, sched_text.start, sched_text.end) ||
+        in_range(ip, lock_text.start, lock_text.end))
+      continue;
+    for (__u32 j = 0; j < HS_MAX_WAITS; ++j) {
+      if (j >= n_waits) return 0;
+      if (in_range(ip, waits[j].start, waits[j].end)) return j + 1;
+    }
+    return 0;
+  }
+  return 0;
+}
+
+static __always_inline int is_followed(__u32 tid) {
+  for (__u32 i = 0; i < HS_MAX_FOLLOWED; ++i) {
+    if (i >= n_followed) return 0;
+    if (followed[i] == tid) return 1;
+  }
+  return 0;
+}
+
+static __always_inline int pid_selected(__u32 tgid) {
+  for (__u32 i = 0; i < HS_MAX_PIDS; ++i) {
+    if (i >= n_pids) return 0;
+    if (pids[i] == tgid) return 1;
+  }
+  return 0;
+}
+
+SEC("iter/task")
+int sample_tasks(struct bpf_iter__task *ctx) {
+  struct seq_file *seq = ctx->meta->seq;
+  struct task_struct *task = ctx->task;
+  if (!task) return 0;
+  if (n_pids && !pid_selected(task->tgid)) return 0;
+
+  const __u8 state = state_index(task);
+  ++tasks_walked;
+  if (state == 0) ++tasks_running;
+  if (state == 2) ++tasks_uninterruptible;
+  const int kept = (state_mask >> state) & 1;
+  const int may_watch =
+      !kept && state == 1 && n_waits > 0 && (s_scan || is_followed((__u32)task->pid));
+  if (!kept && !may_watch) return 0;
+
+  __u32 zero = 0;
+  struct scratch *s = bpf_map_lookup_elem(&scratch_space, &zero);
+  if (!s) return 0;
+  const __u64 switches = task->nvcsw + task->nivcsw;
+  struct seen *seen = bpf_task_storage_get(&seen_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  long stack_bytes = -1; /* not taken yet */
+  __u32 watch = 0;
+
+  if (may_watch) {
+    if (seen && seen->watch_known && seen->watch_switches == switches) {
+      watch = seen->watch; /* it has not run: still in the same wait */
+    } else {
+      stack_bytes = bpf_get_task_stack(task, s->ips, sizeof(s->ips), 0);
+      watch = stack_bytes > 0 ? watched_wait(s->ips, stack_bytes / 8) : 0;
+      if (seen) {
+        seen->watch = watch;
+        seen->watch_switches = switches;
+        seen->watch_known = 1;
+      }
+    }
+    if (!watch) {
+      if (seen) seen->stack_pass = 0;
+      return 0;
+    }
+  }
+
+  struct hs_task_record *r = &s->rec;
+  r->tid = task->pid;
+  r->tgid = task->tgid;
+  r->ppid = task->real_parent ? task->real_parent->tgid : 0;
+  r->flags = task->flags;
+  r->start_ns = task->start_time;
+  r->nvcsw = task->nvcsw;
+  r->nivcsw = task->nivcsw;
+  __builtin_memcpy(r->comm, task->comm, sizeof(r->comm));
+  r->state = state;
+  r->watch = (__u8)watch;
+  r->pad = 0;
+
+  if (stack_bytes < 0 && seen && seen->stack_pass && seen->stack_pass + 1 == pass &&
+      seen->stack_switches == switches) {
+    r->stack_kind = HS_STACK_SAME;
+    r->stack_bytes = 0;
+    seen->stack_pass = pass;
+    bpf_seq_write(seq, r, sizeof(*r));
+    return 0;
+  }
+  if (stack_bytes < 0) stack_bytes = bpf_get_task_stack(task, s->ips, sizeof(s->ips), 0);
+  if (stack_bytes > 0 && stack_bytes <= (long)sizeof(s->ips)) {
+    r->stack_kind = HS_STACK_NEW;
+    r->stack_bytes = (__s32)stack_bytes;
+    if (seen) {
+      seen->stack_pass = pass;
+      seen->stack_switches = switches;
+    }
+    bpf_seq_write(seq, r, sizeof(*r));
+    bpf_seq_write(seq, s->ips, (__u32)stack_bytes);
+  } else {
+    r->stack_kind = HS_STACK_NONE;
+    r->stack_bytes = (__s32)stack_bytes;
+    if (seen) seen->stack_pass = 0;
+    bpf_seq_write(seq, r, sizeof(*r));
+  }
+  return 0;
+}

@@ -1,0 +1,164 @@
+#include "task_iter_program.hpp"
+
+#include <fmt/format.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cstring>
+#include <mutex>
+#include <system_error>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+// clang-format off: the record's layout comes before the skeleton that names it.
+#include "task_iter_record.h"
+#include "task_iter.skel.h"
+// clang-format on
+
+namespace hangscope::sampler {
+
+namespace {
+
+// libbpf's messages (the verifier's log among them) are kept, not printed: the last
+// line says why a load failed.
+std::mutex g_log_mutex;
+std::string* g_log = nullptr;
+
+int keep_log(enum libbpf_print_level level, const char* format, va_list args) {
+  if (level == LIBBPF_DEBUG || !g_log) return 0;
+  char line[1024];
+  va_list copy;
+  va_copy(copy, args);
+  int n = vsnprintf(line, sizeof line, format, copy);
+  va_end(copy);
+  if (n > 0) g_log->append(line, std::min(static_cast<size_t>(n), sizeof line - 1));
+  return 0;
+}
+
+// The last line of the log that says something (the verifier ends with its verdict,
+// then libbpf with "-- END PROG LOAD LOG --" and the errors).
+std::string log_reason(const std::string& log) {
+  std::string best;
+  size_t pos = 0;
+  while (pos < log.size()) {
+    size_t nl = log.find('\n', pos);
+    std::string_view line(log.data() + pos, (nl == std::string::npos ? log.size() : nl) - pos);
+    pos = nl == std::string::npos ? log.size() : nl + 1;
+    if (line.starts_with("libbpf: ")) line.remove_prefix(8);
+    if (line.empty() || line.find("END PROG LOAD LOG") != std::string_view::npos ||
+        line.find("BEGIN PROG LOAD LOG") != std::string_view::npos)
+      continue;
+    if (line.starts_with("prog '") && line.find("failed to load") != std::string_view::npos)
+      continue;
+    if (line.starts_with("failed to load object")) continue;
+    best.assign(line);
+  }
+  return best;
+}
+
+bool has_capability(int cap) {
+  __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2]{};
+  if (syscall(SYS_capget, &header, data) != 0) return false;
+  return (data[cap / 32].effective >> (cap % 32)) & 1;
+}
+
+}  // namespace
+
+std::unique_ptr<TaskIterProgram> TaskIterProgram::load(const TaskIterConfig& config,
+                                                       std::string& why_not) {
+  if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
+    why_not = "no kernel BTF (/sys/kernel/btf/vmlinux)";
+    return nullptr;
+  }
+  constexpr int kCapBpf = 39;  // CAP_BPF (Linux 5.8), absent from older headers
+  if (!has_capability(CAP_SYS_ADMIN) && !has_capability(kCapBpf)) {
+    why_not = "no privilege to load BPF programs (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)";
+    return nullptr;
+  }
+  std::lock_guard lock(g_log_mutex);
+  std::string log;
+  g_log = &log;
+  libbpf_print_fn_t before = libbpf_set_print(keep_log);
+  auto restore = [&] {
+    libbpf_set_print(before);
+    g_log = nullptr;
+  };
+
+  std::unique_ptr<TaskIterProgram> p(new TaskIterProgram);
+  p->skel_ = task_iter::open();
+  if (!p->skel_) {
+    restore();
+    why_not = fmt::format("opening the BPF program: {}", std::strerror(errno));
+    return nullptr;
+  }
+  auto* ro = p->skel_->rodata;
+  ro->state_mask = config.state_mask;
+  ro->n_pids = config.pids.size() <= HS_MAX_PIDS ? static_cast<uint32_t>(config.pids.size()) : 0;
+  for (uint32_t i = 0; i < ro->n_pids; ++i) ro->pids[i] = config.pids[i];
+  ro->n_waits = static_cast<uint32_t>(std::min<size_t>(config.waits.size(), HS_MAX_WAITS));
+  for (uint32_t i = 0; i < ro->n_waits; ++i) ro->waits[i] = {config.waits[i].start, config.waits[i].end};
+  ro->sched_text = {config.sched_text.start, config.sched_text.end};
+  ro->lock_text = {config.lock_text.start, config.lock_text.end};
+
+  int err = task_iter::load(p->skel_);
+  if (err) {
+    restore();
+    const std::string reason = log_reason(log);
+    if (err == -ESRCH || err == -ENOENT)
+      why_not = fmt::format("kernel without iter/task ({})", reason.empty() ? std::strerror(-err) : reason);
+    else if (err == -EPERM)
+      why_not = "no privilege to load BPF programs (CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN)";
+    else
+      why_not = fmt::format("the verifier refused the program: {}",
+                            reason.empty() ? std::strerror(-err) : reason);
+    return nullptr;
+  }
+  err = task_iter::attach(p->skel_);
+  restore();
+  if (err) {
+    why_not = fmt::format("kernel without iter/task (attaching: {})", std::strerror(-err));
+    return nullptr;
+  }
+  return p;
+}
+
+TaskIterProgram::~TaskIterProgram() {
+  if (skel_) task_iter::destroy(skel_);
+}
+
+std::string_view TaskIterProgram::run(uint64_t pass, bool s_scan,
+                                      const std::vector<uint32_t>& followed,
+                                      TaskIterCounts& counts) {
+  auto* bss = skel_->bss;
+  bss->pass = pass;
+  bss->s_scan = s_scan || followed.size() > HS_MAX_FOLLOWED;
+  bss->n_followed = bss->s_scan ? 0 : static_cast<uint32_t>(followed.size());
+  for (uint32_t i = 0; i < bss->n_followed; ++i) bss->followed[i] = followed[i];
+  bss->tasks_walked = bss->tasks_running = bss->tasks_uninterruptible = 0;
+  int fd = bpf_iter_create(bpf_link__fd(skel_->links.sample_tasks));
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "running the task iterator");
+  if (buf_.size() < 1 << 16) buf_.resize(1 << 16);
+  size_t used = 0;
+  for (;;) {
+    if (buf_.size() - used < 1 << 15) buf_.resize(buf_.size() * 2);
+    ssize_t n = ::read(fd, buf_.data() + used, buf_.size() - used);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      throw std::system_error(e, std::generic_category(), "reading the task iterator");
+    }
+    if (n == 0) break;
+    used += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  counts = {bss->tasks_walked, bss->tasks_running, bss->tasks_uninterruptible};
+  return {buf_.data(), used};
+}
+
+}  // namespace hangscope::sampler
