@@ -1,6 +1,7 @@
 #include "hangscope/round_window.hpp"
 
 #include "hangscope/frame_text.hpp"
+#include "hangscope/wait_channel_stack.hpp"
 
 namespace hangscope {
 
@@ -91,15 +92,8 @@ void RoundWindow::task(const TaskRecord& t) {
     c.ppid = r->ppid;
     if (r->extra)
       for (const auto& [k, v] : *r->extra) c.extra.emplace_back(s.intern(k), s.intern(v));
-    // Recorded without its stack: its wait channel stands in as a one-frame stack, as
-    // the capture reader does, so that it is still classified.
-    if (w.stack == 0 && c.wchan != 0) {
-      std::string_view wchan = s.get(c.wchan);
-      FrameText ft;
-      FrameId f = parse_kernel_frame(wchan, ft) ? stacks_.intern_frame(ft.function, ft.module)
-                                                : stacks_.intern_frame(wchan);
-      w.stack = stacks_.intern_stack(std::span<const FrameId>(&f, 1));
-    }
+    // Recorded without its stack: classified by its wait channel, as the report is.
+    if (w.stack == 0 && c.wchan != 0) w.stack = wait_channel_stack(stacks_, s.get(c.wchan));
     w.context = intern_context(std::move(c));
   }
   tasks_.push_back(w);
@@ -165,11 +159,8 @@ void RoundWindow::maybe_compact() {
       t.stack_text = fresh.intern_stack_text(old.get(t.stack_text), t.stack);
     } else if (t.stack) {
       auto [it, added] = wchan_stacks.try_emplace(t.stack, 0);
-      if (added) {
-        const Frame& f = stacks_.frame(stacks_.stack(t.stack)[0]);
-        FrameId id = fresh.stacks_.intern_frame(old.get(f.function), old.get(f.module));
-        it->second = fresh.stacks_.intern_stack(std::span<const FrameId>(&id, 1));
-      }
+      if (added)
+        it->second = wait_channel_stack(fresh.stacks_, old.get(contexts_[t.context].wchan));
       t.stack = it->second;
     }
     auto [cit, cadded] = context_map.try_emplace(t.context, 0);

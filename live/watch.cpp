@@ -207,6 +207,7 @@ void Watch::update_metrics(bool groups) {
   if (groups) {
     const Classification& cls = groups_.of(w);
     for (const GroupLoad& l : groups_.loads(w, s_.triggers.avg_span_ns)) {
+      if (groups_.idle(l.group)) continue;  // asleep waiting for nothing: not blocked
       const WaitGroup& g = cls.groups[l.group];
       loads.push_back({g.name, g.subsystem.empty() ? "unknown" : g.subsystem, l.avg});
     }

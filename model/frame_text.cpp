@@ -1,4 +1,5 @@
 #include "hangscope/frame_text.hpp"
+#include "hangscope/wait_channel_stack.hpp"
 
 #include <array>
 
@@ -151,6 +152,13 @@ bool parse_frame_text(std::string_view text, FrameText& out) {
   if (text.starts_with(kUserFramePrefix)) return parse_user_frame(text, out);
   out = FrameText{};
   return parse_kernel_frame(strip_address_prefix(text), out);
+}
+
+StackId wait_channel_stack(StackTable& stacks, std::string_view wchan) {
+  FrameText ft;
+  FrameId f = parse_kernel_frame(wchan, ft) ? stacks.intern_frame(ft.function, ft.module)
+                                            : stacks.intern_frame(wchan);
+  return stacks.intern_stack(std::span<const FrameId>(&f, 1));
 }
 
 }  // namespace hangscope

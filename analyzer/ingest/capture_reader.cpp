@@ -8,6 +8,7 @@
 
 #include "hangscope/capture_format.hpp"
 #include "hangscope/frame_text.hpp"
+#include "hangscope/wait_channel_stack.hpp"
 #include "readers.hpp"
 
 namespace hangscope::ingest {
@@ -297,13 +298,8 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
           // channel stands in as a one-frame stack, so that it is still classified.
           if (s.stack == 0 && c.wchan != 0) {
             auto [it, added] = wchan_stacks.try_emplace(c.wchan, 0);
-            if (added) {
-              FrameText ft;
-              std::string_view w = out.stacks().strings().get(c.wchan);
-              FrameId f = parse_kernel_frame(w, ft) ? stacks.intern_frame(ft.function, ft.module)
-                                                    : stacks.intern_frame(w);
-              it->second = stacks.intern_stack(std::span<const FrameId>(&f, 1));
-            }
+            if (added)
+              it->second = wait_channel_stack(stacks, out.stacks().strings().get(c.wchan));
             s.stack = it->second;
           }
         }

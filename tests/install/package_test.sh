@@ -76,6 +76,10 @@ dpkg --root="$root" --force-depends --force-script-chrootless -i "$deb" >"$work/
 dpkg --root="$root" -s hangscope | grep -qx "Status: install ok installed" ||
   fail "dpkg does not list hangscope as installed in $root"
 bin=$root/usr/bin/hangscope
+# watch's service unit runs the program where the package put it.
+unit=$root/usr/lib/systemd/system/hangscope-watch.service
+grep -qx 'ExecStart=/usr/bin/hangscope watch --dir /var/lib/hangscope $HANGSCOPE_WATCH_OPTS' "$unit" ||
+  fail "the unit does not run /usr/bin/hangscope watch: $(grep ExecStart "$unit")"
 
 first=$("$bin" --version | head -n 1)
 [ "$first" = "hangscope $version" ] || fail "installed --version says '$first', not 'hangscope $version'"

@@ -18,6 +18,7 @@
 
 #include "hangscope/ingest.hpp"
 #include "support/privileges.hpp"
+#include "support/replay_capture.hpp"
 #include "support/run.hpp"
 #include "support/stalled_fuse.hpp"
 #include "support/storm_session.hpp"
@@ -52,12 +53,6 @@ double rounds_now(int port) {
 bool wait_rounds(int port, double n, milliseconds limit) {
   const double start = rounds_now(port);
   return wait_for([&] { return rounds_now(port) >= start + n; }, limit);
-}
-
-Capture read_capture(const std::string& path) {
-  Capture c;
-  read_input(path, "capture", c);
-  return c;
 }
 
 }  // namespace
@@ -99,7 +94,7 @@ TEST(LiveWatch, TheStormFiresOneCaptureThatStartsBeforeIt) {
   EXPECT_EQ(metric_value(http_get(port, "/metrics"), "hangscope_captures_written_total"), 1);
   EXPECT_EQ(watch.stop(), 0) << watch.errors();
 
-  Capture c = read_capture(files[0]);
+  Capture c = read_capture_file(files[0]);
   const auto& h = c.sources[0].header;
   EXPECT_EQ(h.at("watch_trigger"), trigger);
   EXPECT_GE(std::stod(h.at("watch_trigger_value")), trigger == "blocked-for" ? 3.0 : 4.0);
@@ -145,7 +140,7 @@ TEST(LiveWatch, AStalledFuseDaemonFiresBlockedFor) {
   EXPECT_EQ(watch.stop(), 0);
   std::vector<std::string> files = captures_in(dir);
   ASSERT_EQ(files.size(), 1u);
-  Capture c = read_capture(files[0]);
+  Capture c = read_capture_file(files[0]);
   bool reader_in_s = false;
   for (const TaskSample& s : c.samples)
     if (s.pid == reader && s.state == 'S' && (s.flags & kWatchedWait)) reader_in_s = true;
@@ -160,7 +155,9 @@ TEST(LiveWatch, SigusrOneWritesACaptureNow) {
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
   TempDir tmp;
   const std::string dir = tmp.file("captures");
+  // The other triggers off: what other work on the machine blocks must not fire first.
   WatchProcess watch({HANGSCOPE_BIN, "watch", "-i", "100", "--dir", dir, "--after", "0.3",
+                      "--blocked-for", "off", "--avg-blocked", "off", "--psi-full", "off",
                       "--no-kmsg", "--listen", "127.0.0.1:0"});
   const int port = watch.metrics_port(seconds(30));
   ASSERT_GT(port, 0) << watch.errors();
@@ -178,7 +175,7 @@ TEST(LiveWatch, SigusrOneWritesACaptureNow) {
   struct stat st {};
   ASSERT_EQ(stat(files[0].c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0600u);
-  Capture c = read_capture(files[0]);
+  Capture c = read_capture_file(files[0]);
   EXPECT_EQ(c.sources[0].header.at("watch_trigger"), "signal");
   EXPECT_GE(c.rounds.size(), 3u);
   RunResult report = run({HANGSCOPE_BIN, "report", files[0]});
@@ -205,7 +202,8 @@ TEST(LiveWatch, AFullDiskIsOneLineACountedErrorAndWatchGoesOn) {
     }
   }
   WatchProcess watch({HANGSCOPE_BIN, "watch", "-i", "100", "--dir", dir, "--after", "0",
-                      "--cooldown", "0", "--no-kmsg", "--listen", "127.0.0.1:0"});
+                      "--cooldown", "0", "--blocked-for", "off", "--avg-blocked", "off",
+                      "--psi-full", "off", "--no-kmsg", "--listen", "127.0.0.1:0"});
   const int port = watch.metrics_port(seconds(30));
   ASSERT_GT(port, 0) << watch.errors();
   ASSERT_TRUE(wait_rounds(port, 2, seconds(30)));
@@ -237,7 +235,8 @@ TEST(LiveWatch, SigkillWhileWritingLeavesNoHalfWrittenCapture) {
   const std::string dir = tmp.file("captures");
   for (int attempt = 0; attempt < 3; ++attempt) {
     WatchProcess watch({HANGSCOPE_BIN, "watch", "-i", "20", "--states", "all", "--dir", dir,
-                        "--after", "0", "--cooldown", "0", "--no-kmsg", "--listen",
+                        "--after", "0", "--cooldown", "0", "--blocked-for", "off",
+                        "--avg-blocked", "off", "--psi-full", "off", "--no-kmsg", "--listen",
                         "127.0.0.1:0"});
     const int port = watch.metrics_port(seconds(30));
     ASSERT_GT(port, 0) << watch.errors();
@@ -248,7 +247,7 @@ TEST(LiveWatch, SigkillWhileWritingLeavesNoHalfWrittenCapture) {
   }
   for (const std::string& f : captures_in(dir)) {
     if (fs::path(f).filename().string().starts_with(".")) continue;  // a temporary name
-    Capture c = read_capture(f);
+    Capture c = read_capture_file(f);
     EXPECT_FALSE(c.sources[0].truncated) << f;
     EXPECT_EQ(c.sources[0].header.count("watch_trigger"), 1u) << f;
   }

@@ -8,10 +8,18 @@
 
 #include <string>
 
+#include "hangscope/ingest.hpp"
 #include "hangscope/model.hpp"
 #include "hangscope/round_sink.hpp"
 
 namespace hangscope::testing {
+
+// A capture file read into the model (throws InputError).
+inline Capture read_capture_file(const std::string& path) {
+  Capture c;
+  read_input(path, "capture", c);
+  return c;
+}
 
 inline std::string stack_text_of(const Capture& c, StackId id) {
   std::string text;

@@ -18,19 +18,13 @@ const std::string kStorm = std::string(HANGSCOPE_FIXTURES) + "/capture/storm-v2-
 const std::string kHungLog =
     std::string(HANGSCOPE_FIXTURES) + "/kernel-log/hung-task-6.18-frozen-storm.dmesg-r.log";
 
-Capture read_capture(const std::string& path) {
-  Capture c;
-  read_input(path, "capture", c);
-  return c;
-}
-
 }  // namespace
 
 // The longest a task has been blocked, round by round: over the recording, its highest
 // value is the report's longest stretch without a switch (tasks in D are recorded in
 // every round of their stretch).
 TEST(BlockedForTrigger, IsTheLongestStretchWithoutASwitchAsTheReportFindsIt) {
-  Capture c = read_capture(kStorm);
+  Capture c = read_capture_file(kStorm);
   RoundWindow w;
   replay_rounds(c, w);
   BlockedTracker tracker;
@@ -68,7 +62,7 @@ TEST(BlockedForTrigger, IsTheLongestStretchWithoutASwitchAsTheReportFindsIt) {
 // Every other round missing (half the rate): the counts still tell that the tasks did
 // not run in between, so the stretches are as long, to within the rounds missed.
 TEST(BlockedForTrigger, HoldsAtHalfTheRate) {
-  Capture c = read_capture(kStorm);
+  Capture c = read_capture_file(kStorm);
   RoundWindow w;
   replay_rounds(c, w);
   BlockedTracker every, half;
@@ -87,7 +81,7 @@ TEST(BlockedForTrigger, HoldsAtHalfTheRate) {
 }
 
 TEST(AvgBlockedTrigger, IsTheSamplesOverTheRoundsOfTheSpan) {
-  Capture c = read_capture(kStorm);
+  Capture c = read_capture_file(kStorm);
   RoundWindow w;
   replay_rounds(c, w);
   // Over the whole recording: what the report calls the total of average blocked threads.
@@ -117,7 +111,7 @@ TEST(AvgBlockedTrigger, IsTheSamplesOverTheRoundsOfTheSpan) {
 }
 
 TEST(PsiFullTrigger, IsTheHigherOfIoAndMemoryFull) {
-  Capture c = read_capture(kStorm);
+  Capture c = read_capture_file(kStorm);
   RoundWindow w;
   replay_rounds(c, w);
   std::string which;

@@ -24,18 +24,12 @@ namespace {
 
 const std::string kStorm = std::string(HANGSCOPE_FIXTURES) + "/capture/storm-v2-context.capture";
 
-Capture read_capture(const std::string& path) {
-  Capture c;
-  read_input(path, "capture", c);
-  return c;
-}
-
 size_t heap_in_use() { return mallinfo2().uordblks; }
 
 }  // namespace
 
 TEST(RoundWindow, KeepsTheRoundsOfItsSpanAndTheirTasks) {
-  Capture c = read_capture(kStorm);
+  Capture c = read_capture_file(kStorm);
   ASSERT_EQ(c.rounds.size(), 94u);
   ASSERT_EQ(c.samples.size(), 1738u);
   WindowOptions o;
@@ -65,7 +59,7 @@ TEST(RoundWindow, KeepsTheRoundsOfItsSpanAndTheirTasks) {
 }
 
 TEST(RoundWindow, EvictsTheOldestRoundsBeyondItsTaskBound) {
-  Capture c = read_capture(kStorm);
+  Capture c = read_capture_file(kStorm);
   WindowOptions o;
   o.max_tasks = 100;
   RoundWindow w(o);
@@ -85,7 +79,7 @@ TEST(RoundWindow, EvictsTheOldestRoundsBeyondItsTaskBound) {
 }
 
 TEST(RoundWindow, ACaptureWrittenFromItReadsBackAsTheRoundsItWasGiven) {
-  Capture c = read_capture(kStorm);
+  Capture c = read_capture_file(kStorm);
   RoundWindow w;
   CaptureHeader h;
   h.host = "vm";
@@ -130,7 +124,7 @@ TEST(RoundWindow, ACaptureWrittenFromItReadsBackAsTheRoundsItWasGiven) {
 // the window's intern tables are rebuilt again and again, and neither its figure nor
 // the heap grows from the first half of the run to the second.
 TEST(RoundWindow, MemoryStaysFlatOverManyWindows) {
-  Capture c = read_capture(kStorm);
+  Capture c = read_capture_file(kStorm);
   WindowOptions o;
   o.span_ns = 4'000'000'000;  // two passes of the recording
   o.compact_slack = 1024;
@@ -160,7 +154,7 @@ TEST(RoundWindow, MemoryStaysFlatOverManyWindows) {
 // a second and then 10 s at 50 rounds a second (after a trigger), 200 blocked tasks in
 // every round, each with a context of its own.
 TEST(RoundWindow, TheDefaultsHoldUnder64MiBWith200BlockedTasksARound) {
-  Capture c = read_capture(kStorm);
+  Capture c = read_capture_file(kStorm);
   const size_t heap_before = heap_in_use();
   {
     WindowOptions o;

@@ -1,0 +1,128 @@
+// What `hangscope watch` costs while nothing happens, side by side with `hangscope
+// record` at the same rate, in one run: each command runs as its own process for a few
+// seconds over a population of threads (bench/thread_population.hpp: 1,000 or 5,000,
+// asleep, or a fifth of them waking every 50 ms), and its CPU (user and system, from
+// wait4) per second of wall time is the figure (1.0 = one core), with its peak RSS.
+// watch runs at its defaults (a round a second, a 60 s window) with its triggers off
+// (watch=1: nothing happens, whatever else runs on the machine) and with them on
+// (watch=2: the captures it wrote are counted, since the seconds after a trigger are
+// sampled at 50 Hz); record at -i 1000 into a file.
+//
+//   build/bench/hangscope_watch_bench [--benchmark_filter=...]
+#include <benchmark/benchmark.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "thread_population.hpp"
+
+extern char** environ;
+
+using hangscope::bench::Population;
+
+namespace {
+
+Population g_population;
+std::string g_tmp;
+
+struct ProcessCost {
+  double cpu_s = 0;
+  double wall_s = 0;
+  double max_rss_mib = 0;
+};
+
+// Runs `args` for `seconds` (then SIGTERM) and returns what it cost.
+ProcessCost run_for(const std::vector<std::string>& args, double seconds) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = 0;
+  const auto start = std::chrono::steady_clock::now();
+  if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) != 0) return {};
+  posix_spawn_file_actions_destroy(&fa);
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  kill(pid, SIGTERM);  // only the process this function started
+  int status = 0;
+  rusage ru{};
+  wait4(pid, &status, 0, &ru);
+  ProcessCost c;
+  c.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  c.cpu_s = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
+            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  c.max_rss_mib = ru.ru_maxrss / 1024.0;
+  return c;
+}
+
+// Arguments: 0 record, 1 watch with its triggers off, 2 watch at its defaults; threads;
+// percent waking; seconds.
+void BM_IdleCost(benchmark::State& state) {
+  const bool watch = state.range(0) != 0;
+  const bool triggers = state.range(0) == 2;
+  g_population.set(static_cast<uint32_t>(state.range(1)), state.range(2) != 0);
+  const double seconds = static_cast<double>(state.range(3));
+  const std::string bin = HANGSCOPE_BIN;
+  std::vector<std::string> args =
+      watch ? std::vector<std::string>{bin, "watch", "--dir", g_tmp + "/captures"}
+            : std::vector<std::string>{bin, "record", "-i", "1000", "-o",
+                                       g_tmp + "/record.capture", "--force"};
+  if (watch && !triggers)
+    for (const char* a : {"--blocked-for", "off", "--avg-blocked", "off", "--psi-full", "off",
+                          "--no-kmsg"})
+      args.emplace_back(a);
+  std::filesystem::remove_all(g_tmp + "/captures");
+  ProcessCost c;
+  for (auto _ : state) {
+    c = run_for(args, seconds);
+    state.SetIterationTime(c.wall_s);
+  }
+  state.SetLabel(!watch ? "record -i 1000" : triggers ? "watch (defaults)" : "watch (no triggers)");
+  size_t captures = 0;
+  if (std::filesystem::exists(g_tmp + "/captures"))
+    for (const auto& e : std::filesystem::directory_iterator(g_tmp + "/captures"))
+      captures += e.path().extension() == ".capture";
+  state.counters["captures"] = static_cast<double>(captures);
+  state.counters["cores"] = c.cpu_s / c.wall_s;
+  state.counters["cpu_s"] = c.cpu_s;
+  state.counters["rss_MiB"] = c.max_rss_mib;
+}
+
+// Record and watch alternate at each population, so that the load of the machine falls
+// on both alike.
+BENCHMARK(BM_IdleCost)
+    ->ArgNames({"watch", "threads", "waking%", "secs"})
+    ->Args({0, 1000, 0, 20})
+    ->Args({1, 1000, 0, 20})
+    ->Args({0, 5000, 0, 20})
+    ->Args({1, 5000, 0, 20})
+    ->Args({2, 5000, 0, 20})
+    ->Args({0, 5000, 20, 20})
+    ->Args({1, 5000, 20, 20})
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  g_population.start();  // before this process starts any thread
+  char tmpl[] = "/tmp/hangscope-watch-bench-XXXXXX";
+  g_tmp = mkdtemp(tmpl);
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  g_population.end();
+  std::filesystem::remove_all(g_tmp);
+  return 0;
+}
