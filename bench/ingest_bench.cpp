@@ -1,5 +1,6 @@
 // Ingest throughput on large synthetic inputs generated at run time (never committed):
-// a >= 200 MB kernel log (hung_task reports in dmesg framing) and a >= 200 MB folded file,
+// >= 200 MB kernel logs (hung_task reports in dmesg framing, and as syzbot posts them,
+// decoded) and a >= 200 MB folded file,
 // read from memory through the same path as a file (read_input on a ByteSource).
 // Bytes per second are reported per benchmark (Google Benchmark's bytes_per_second).
 //
@@ -79,6 +80,47 @@ const std::string& kernel_log() {
   return text;
 }
 
+// The same reports as syzbot posts them: printk caller ids, decoded frames with their
+// file:line, inlined calls on lines of their own, "? " frames, a free-form header.
+const std::string& decoded_log() {
+  static const std::string text = [] {
+    std::string s;
+    s.reserve(target_bytes() + (1 << 20));
+    unsigned task = 0;
+    double t = 1000.0;
+    while (s.size() < target_bytes()) {
+      ++task;
+      const unsigned pid = 20000 + task % 5000;
+      auto ts = [&] { return fmt::format("[{:11.6f}][ T{:5}] ", t += 0.000013, pid); };
+      s += ts() + fmt::format("INFO: task syz-executor.{}:{} blocked for more than {} seconds.\n",
+                              task % 8, pid, 143 + task % 7);
+      s += ts() + "      Not tainted 6.1.0-rc1-syzkaller-00154-g2a4c3b1e #0\n";
+      s += ts() + fmt::format(
+                      "task:syz-executor.{:<2} state:D stack:26792 pid:{:<5} ppid:3645   "
+                      "flags:0x00004004\n",
+                      task % 8, pid);
+      s += ts() + "Call Trace:\n" + ts() + " <TASK>\n";
+      s += ts() + " context_switch kernel/sched/core.c:5238 [inline]\n";
+      s += ts() + " __schedule+0x1a3c/0x4a80 kernel/sched/core.c:6551\n";
+      s += ts() + " schedule+0xbf/0x180 kernel/sched/core.c:6627\n";
+      for (unsigned d = 0; d < 14; ++d) {
+        const std::string f = fn(task * 7 + d * 13);
+        if (d % 4 == 1)
+          s += ts() + fmt::format(" {}_common fs/{}.c:{} [inline]\n", f, f.substr(0, 4), 100 + d);
+        s += ts() + fmt::format(" {}{}+0x{:x}/0x{:x} fs/{}.c:{}\n", d % 5 == 4 ? "? " : "", f,
+                                16 + d, 400 + d, f.substr(0, 4), 200 + task % 900);
+      }
+      s += ts() + " do_syscall_x64 arch/x86/entry/common.c:50 [inline]\n";
+      s += ts() + " do_syscall_64+0x3d/0xb0 arch/x86/entry/common.c:80\n";
+      s += ts() + " entry_SYSCALL_64_after_hwframe+0x63/0xcd\n";
+      s += ts() + "RIP: 0033:0x7f4c6d63b5b7\n";
+      s += ts() + " </TASK>\n";
+    }
+    return s;
+  }();
+  return text;
+}
+
 // Folded stacks as stackcollapse tools write them: every line a distinct stack (they
 // aggregate), 10 to 40 frames drawn from 20,000 kernel-like names, a count per line.
 const std::string& folded() {
@@ -119,10 +161,12 @@ void read_all(benchmark::State& state, const std::string& text, const char* form
 
 void BM_KernelLog(benchmark::State& state) { read_all(state, kernel_log(), "kernel-log"); }
 void BM_KernelLogDetected(benchmark::State& state) { read_all(state, kernel_log(), ""); }
+void BM_KernelLogDecoded(benchmark::State& state) { read_all(state, decoded_log(), "kernel-log"); }
 void BM_Folded(benchmark::State& state) { read_all(state, folded(), "folded"); }
 
 BENCHMARK(BM_KernelLog)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_KernelLogDetected)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_KernelLogDecoded)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_Folded)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace

@@ -80,6 +80,14 @@ void add_input_options(CLI::App& cmd, InputOptions& opts) {
                  "Read the inputs as this format instead of detecting it")
       ->check(CLI::IsMember(names))
       ->group("Inputs");
+  cmd.add_flag("--keep-unreliable", opts.keep_unreliable,
+               "Keep the frames a kernel trace marks unreliable ('? '): by default they are "
+               "left out of traces that have reliable frames")
+      ->group("Inputs");
+  cmd.add_option("--event", opts.event,
+                 "perf script: count the samples of this event (default: the first one)")
+      ->type_name("NAME")
+      ->group("Inputs");
   add_rules_options(cmd, opts.rules);
 }
 
@@ -93,7 +101,11 @@ RuleSet load_rules(const RulesOptions& opts) {
 
 void read_inputs(const std::vector<std::string>& paths, const InputOptions& opts,
                  Capture& capture) {
-  for (const std::string& path : paths) read_input(path, opts.format, capture);
+  ReadOptions read;
+  read.format = opts.format;
+  read.keep_unreliable = opts.keep_unreliable;
+  read.event = opts.event;
+  for (const std::string& path : paths) read_input(path, read, capture);
 }
 
 }  // namespace hangscope::cli

@@ -19,7 +19,9 @@ struct RulesOptions {
 };
 
 struct InputOptions {
-  std::string format;  // --input-format; empty: detect
+  std::string format;            // --input-format; empty: detect
+  bool keep_unreliable = false;  // --keep-unreliable: keep the kernel's "? " frames
+  std::string event;             // --event: perf script's event to count; empty: the first
   RulesOptions rules;
 };
 
@@ -33,7 +35,7 @@ void add_input_options(CLI::App& cmd, InputOptions& opts);
 // --rules files: each adds groups or overrides them by name. Throws RuleError.
 RuleSet load_rules(const RulesOptions& opts);
 
-// Reads the inputs into `capture`, as --input-format says. Throws InputError.
+// Reads the inputs into `capture`, as the input options say. Throws InputError.
 void read_inputs(const std::vector<std::string>& paths, const InputOptions& opts, Capture& capture);
 
 }  // namespace hangscope::cli

@@ -50,8 +50,10 @@ void add_picture_options(CLI::App& cmd, OutputOptions& opts) {
       ->capture_default_str()
       ->group(group);
   cmd.add_option("--root", opts.root,
-                 "Level under the flamegraph's root: none, the command (comm), or the wait group")
-      ->check(CLI::IsMember({"none", "comm", "group"}))
+                 "Level under the root of flamegraphs and folded stacks: none, the command (comm), "
+                 "the wait group, or auto (comm for perf script and bcc inputs, as their tools "
+                 "fold them)")
+      ->check(CLI::IsMember({"auto", "none", "comm", "group"}))
       ->capture_default_str()
       ->group(group);
 }
@@ -89,7 +91,8 @@ RenderOptions render_options(const OutputOptions& opts) {
 FlameRoot flame_root(const OutputOptions& opts) {
   return opts.root == "comm"    ? FlameRoot::comm
          : opts.root == "group" ? FlameRoot::group
-                                : FlameRoot::none;
+         : opts.root == "none"  ? FlameRoot::none
+                                : FlameRoot::automatic;
 }
 
 }  // namespace hangscope::cli

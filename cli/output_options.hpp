@@ -22,7 +22,7 @@ struct OutputOptions {
   bool icicle = false;
   std::string color_by = "group";  // group | subsystem
   std::string sort = "name";       // name | count
-  std::string root = "none";       // none | comm | group
+  std::string root = "auto";       // auto | none | comm | group
 };
 
 // A value of -f and its line in --help.

@@ -67,6 +67,10 @@ int report_with(const Capture& capture, const ReportOptions& opts, const RuleSet
   const Renderer* renderer = find_renderer(opts.output.format);
   write_output(opts.output.output,
                renderer->render(Report{capture, analysis}, report_render_options(opts)));
+  // The text report lists them; other outputs (folded stacks piped on) say them here.
+  if (opts.output.format != "text")
+    for (const SourceInfo& s : capture.sources)
+      for (const std::string& w : input_warnings(s)) print_error("warning: " + w);
   return kOk;
 }
 

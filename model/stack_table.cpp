@@ -31,8 +31,9 @@ FrameId StackTable::intern_frame(const Frame& f) {
 }
 
 FrameId StackTable::intern_frame(std::string_view function, std::string_view module,
-                                 FrameKind kind, uint8_t flags) {
-  return intern_frame(Frame{strings_.intern(function), strings_.intern(module), kind, flags});
+                                 FrameKind kind, uint8_t flags, std::string_view source) {
+  return intern_frame(Frame{strings_.intern(function), strings_.intern(module), kind, flags,
+                            source.empty() ? StrId{0} : strings_.intern(source)});
 }
 
 StackId StackTable::find_stack(std::span<const FrameId> leaf_first, uint64_t h) const {

@@ -201,8 +201,17 @@ std::string_view FlameTree::name(uint32_t i, const Capture& c, const Classificat
   return c.stacks.function(n.key);
 }
 
+FlameRoot resolved_root(FlameRoot root, const Capture& capture) {
+  if (root != FlameRoot::automatic) return root;
+  bool all = !capture.sources.empty();
+  for (const SourceInfo& s : capture.sources) all = all && s.command_root;
+  return all ? FlameRoot::comm : FlameRoot::none;
+}
+
 FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
-                           const FlameTreeOptions& options) {
+                           const FlameTreeOptions& given) {
+  FlameTreeOptions options = given;
+  options.root = resolved_root(given.root, capture);
   FlameTree tree;
   tree.root = options.root;
   tree.rounds = capture.timed_rounds();

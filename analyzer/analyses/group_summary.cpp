@@ -32,8 +32,11 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
   Summary sum;
   sum.rounds = capture.timed_rounds();
   sum.timed = sum.rounds > 0;
-  for (const SourceInfo& s : capture.sources) {
-    if (s.weight_unit != "samples") sum.weight_unit = s.weight_unit;
+  for (size_t i = 0; i < capture.sources.size(); ++i) {
+    const SourceInfo& s = capture.sources[i];
+    const bool same = i == 0 || (s.unit == sum.unit && s.event == sum.event);
+    sum.unit = same ? s.unit : WeightUnit::samples;
+    sum.event = same ? s.event : std::string();
   }
   for (size_t i = 0; i < capture.sources.size(); ++i) {
     if (!capture.sources[i].timed) continue;
@@ -58,6 +61,12 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
     gs.group = g;
     gs.weight += s.weight;
     sum.total_weight += s.weight;
+    if (running(s)) {
+      gs.running += s.weight;
+      sum.running_weight += s.weight;
+    } else if (s.state == '?') {
+      sum.unknown_weight += s.weight;
+    }
     const bool timed = capture.sources[s.source].timed && s.round != kNoRound;
     if (timed) timed_weight[g] += s.weight;
     TaskKey key{s.source, s.tid};

@@ -20,7 +20,9 @@ DrawKind draw_kind(const SourceInfo& source, bool has_rounds, bool unrounded, Di
   // samples are not all in rounds is counted as it is.
   if (source.timed && has_rounds && (basis == DiffBasis::blocked_threads || !unrounded))
     return DrawKind::rounds;
-  return source.weight_unit == "samples" ? DrawKind::samples : DrawKind::lines;
+  // A task of a dump, like a sample, counts once; microseconds and periods are amounts.
+  const bool counts = source.unit == WeightUnit::samples || source.unit == WeightUnit::tasks;
+  return counts ? DrawKind::samples : DrawKind::lines;
 }
 
 }  // namespace

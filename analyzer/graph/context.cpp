@@ -64,7 +64,9 @@ bool Context::counts(const TaskSample& s) const {
 }
 
 double Context::weight(const TaskSample& s) const {
-  if (!counts(s)) return 0;
+  // A running task waits for nothing (model.hpp running()): it may hold what others wait
+  // for, as a holder its samples count, but it adds nothing to a group that waits.
+  if (!counts(s) || running(s)) return 0;
   return graph.timed ? static_cast<double>(s.weight) / static_cast<double>(rounds)
                      : static_cast<double>(s.weight);
 }

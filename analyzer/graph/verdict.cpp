@@ -60,7 +60,9 @@ class VerdictWriter {
       for (const VerdictPart& p : f.waits) f.total += p.weight;
       for (const VerdictPart& p : f.behind) f.total += p.weight;
     }
-    std::erase_if(findings, [](const Finding& f) { return f.waits.empty() && f.behind.empty(); });
+    std::erase_if(findings, [](const Finding& f) {
+      return (f.waits.empty() && f.behind.empty()) || f.total <= 0;  // running tasks only
+    });
     std::stable_sort(findings.begin(), findings.end(),
                      [](const Finding& a, const Finding& b) { return a.total > b.total; });
   }
@@ -213,7 +215,7 @@ class VerdictWriter {
     std::map<std::string, double> by;
     double total = 0;
     for (uint32_t v = 0; v < g_.nodes.size(); ++v) {
-      if (!waiting(v)) continue;
+      if (!waiting(v) || g_.nodes[v].weight <= 0) continue;
       by[subsystem(v)] += g_.nodes[v].weight;
       total += g_.nodes[v].weight;
     }

@@ -7,8 +7,8 @@
 
 namespace hangscope {
 
-CaptureBuilder::CaptureBuilder(Capture& capture, SourceInfo info)
-    : capture_(capture), contexts_(0, ContextIds{&capture}, ContextIds{&capture}) {
+CaptureBuilder::CaptureBuilder(Capture& capture, SourceInfo info, const ReadOptions& options)
+    : capture_(capture), options_(options), contexts_(0, ContextIds{&capture}, ContextIds{&capture}) {
   if (capture.sources.size() >= UINT16_MAX) throw InputError("too many inputs");
   source_ = static_cast<uint16_t>(capture.sources.size());
   capture.sources.push_back(std::move(info));
@@ -50,9 +50,23 @@ uint32_t CaptureBuilder::intern_context(const TaskContext& c) {
   return id;
 }
 
-void CaptureBuilder::skip_line(const LineReader& in) {
+void CaptureBuilder::skip_line(const LineReader& in, bool in_task) {
+  skip_line_at(in, in.line_number(), in_task);
+}
+
+void CaptureBuilder::skip_line_at(const LineReader& in, uint64_t line, bool in_task) {
   SourceInfo& si = info();
-  if (si.skipped_lines++ == 0) si.first_skipped = in.where();
+  if (si.skipped_lines++ == 0) si.first_skipped = fmt::format("{}:{}", in.name(), line);
+  if (in_task && si.first_skipped_in_task.empty())
+    si.first_skipped_in_task = fmt::format("{}:{}", in.name(), line);
+}
+
+void CaptureBuilder::stackless_task(const LineReader& in, uint64_t header_line,
+                                    std::string_view comm, int32_t tid) {
+  constexpr size_t kListed = 10;
+  SourceInfo& si = info();
+  if (si.stackless_tasks++ < kListed)
+    si.stackless.push_back(fmt::format("{}:{}: {} ({})", in.name(), header_line, comm, tid));
 }
 
 }  // namespace hangscope

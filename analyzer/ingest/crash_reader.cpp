@@ -1,7 +1,9 @@
 // Reader of crash(8) output on a vmcore or a live kernel: the backtraces of `bt`,
 // `bt -a`, `foreach bt`, `foreach UN bt` (7.x and 8.x header widths), and `ps -m` lines,
 // which say how long each task has been off CPU. Prompt lines ("crash> foreach UN bt")
-// are read for the state they imply; other output is skipped and counted.
+// are read for the state they imply; other output is skipped and counted. The tasks
+// `bt -a` shows, those whose trace has an exception frame or an NMI's stack, and the
+// idle tasks were running on their CPUs: state R, never counted as blocked.
 //
 //   PID: 1234   TASK: ffff88003a1b2000  CPU: 1   COMMAND: "jbd2/sda1-8"        (7.x)
 //   PID: 1234     TASK: ffff8f6a81234000  CPU: 1    COMMAND: "jbd2/sda1-8"     (8.0.2+)
@@ -110,6 +112,16 @@ bool parse_ps_m(std::string_view s, double& seconds, char& state, Header& h) {
   return parse_header(trim(s.substr(close + 6)), h);
 }
 
+// "bt -a", "bt -a -l", "bt -ta": the backtraces of the active task of every CPU.
+bool bt_of_active_tasks(std::string_view cmd) {
+  if (!cmd.starts_with("bt ")) return false;
+  for (size_t at = cmd.find(" -"); at != std::string_view::npos; at = cmd.find(" -", at + 2)) {
+    std::string_view opt = cmd.substr(at + 2, cmd.find(' ', at + 2) - at - 2);
+    if (opt.find('a') != std::string_view::npos) return true;
+  }
+  return false;
+}
+
 bool is_crash_noise(std::string_view t) {
   // Register dumps of exception frames, stack switches, bt's own notes.
   return t.starts_with("[exception RIP:") || t.starts_with("--- <") ||
@@ -151,12 +163,14 @@ class CrashReader final : public Reader {
 };
 
 void CrashReader::read(LineReader& in, CaptureBuilder& out) const {
+  out.info().unit = WeightUnit::tasks;  // a dump: each task once
   struct Task {
     int32_t pid = 0;
     std::string comm;
     char state = '?';
     std::vector<FrameId> frames;
     bool open = false;
+    bool on_cpu = false;  // its trace shows it was interrupted on a CPU, or it is an idle task
   } task;
   std::vector<TaskSample> samples;
   std::unordered_map<int32_t, size_t> by_pid;
@@ -170,7 +184,7 @@ void CrashReader::read(LineReader& in, CaptureBuilder& out) const {
     s.stack = out.stacks().intern_stack(task.frames);
     s.tid = task.pid;
     s.comm = out.intern(task.comm);
-    s.state = task.state;
+    s.state = task.state == '?' && task.on_cpu ? 'R' : task.state;
     task.frames.clear();
     auto [it, inserted] = by_pid.try_emplace(s.tid, samples.size());
     if (inserted) {
@@ -193,7 +207,8 @@ void CrashReader::read(LineReader& in, CaptureBuilder& out) const {
     if (t.starts_with("crash> ")) {  // a prompt: what the next output is
       finish();
       std::string_view cmd = trim(t.substr(7));
-      command_state = cmd.starts_with("foreach UN ") ? 'D' : '?';
+      // "foreach UN bt" shows the blocked tasks; "bt -a" the task on each CPU, running.
+      command_state = cmd.starts_with("foreach UN ") ? 'D' : bt_of_active_tasks(cmd) ? 'R' : '?';
       continue;
     }
     if (parse_header(t, h)) {
@@ -202,6 +217,7 @@ void CrashReader::read(LineReader& in, CaptureBuilder& out) const {
       task.pid = h.pid;
       task.comm = std::string(h.comm);
       task.state = h.state != '?' ? h.state : command_state;
+      task.on_cpu = h.pid == 0;  // a CPU's idle task (swapper/N)
       continue;
     }
     if (parse_ps_m(t, secs, st, h)) {
@@ -226,7 +242,13 @@ void CrashReader::read(LineReader& in, CaptureBuilder& out) const {
       task.frames.push_back(out.stacks().intern_frame(ft.function, ft.module));
       continue;
     }
-    if (task.open && is_crash_noise(t)) continue;
+    if (task.open && is_crash_noise(t)) {
+      // An exception frame in the kernel, or an NMI's or IRQ's stack: the task was on a CPU
+      // when the dump was taken (crash stops every CPU with an NMI).
+      if (t.starts_with("[exception RIP:") || t.starts_with("--- <NMI") || t.starts_with("--- <IRQ"))
+        task.on_cpu = true;
+      continue;
+    }
     finish();
     out.skip_line(in);
   }

@@ -29,13 +29,27 @@ const Reader* find_reader(std::string_view name) {
 }
 
 void read_input(const std::string& path, std::string_view format, Capture& capture) {
-  read_input(open_input(path), path == "-" ? "<stdin>" : path, format, capture);
+  ReadOptions options;
+  options.format = std::string(format);
+  read_input(path, options, capture);
 }
 
-void read_input(std::unique_ptr<ByteSource> src, const std::string& path, std::string_view format,
+void read_input(std::unique_ptr<ByteSource> src, const std::string& name, std::string_view format,
+                Capture& capture) {
+  ReadOptions options;
+  options.format = std::string(format);
+  read_input(std::move(src), name, options, capture);
+}
+
+void read_input(const std::string& path, const ReadOptions& options, Capture& capture) {
+  read_input(open_input(path), path == "-" ? "<stdin>" : path, options, capture);
+}
+
+void read_input(std::unique_ptr<ByteSource> src, const std::string& path, const ReadOptions& options,
                 Capture& capture) {
   LineReader in(decompressing(std::move(src), path), path);
   const Reader* reader = nullptr;
+  const std::string& format = options.format;
   if (!format.empty()) {
     reader = find_reader(format);
     if (!reader) throw InputError(fmt::format("unknown input format '{}'", format));
@@ -61,13 +75,14 @@ void read_input(std::unique_ptr<ByteSource> src, const std::string& path, std::s
   SourceInfo info;
   info.path = path;
   info.format = std::string(reader->name());
-  CaptureBuilder builder(capture, std::move(info));
+  CaptureBuilder builder(capture, std::move(info), options);
   reader->read(in, builder);
-  if (builder.samples_added() == 0 && capture.sources[builder.source()].skipped_lines > 0 &&
-      capture.sources[builder.source()].format != "capture") {
-    throw InputError(fmt::format("{}: no stacks found in this {} input (first unreadable line: {})",
-                                 in.name(), reader->name(),
-                                 capture.sources[builder.source()].first_skipped));
+  const SourceInfo& si = capture.sources[builder.source()];
+  if (builder.samples_added() == 0 && si.skipped_lines > 0 && si.format != "capture") {
+    // Where a task's report broke says more than the first line of other text.
+    throw InputError(fmt::format(
+        "{}: no stacks found in this {} input (first unreadable line: {})", in.name(),
+        reader->name(), si.first_skipped_in_task.empty() ? si.first_skipped : si.first_skipped_in_task));
   }
 }
 

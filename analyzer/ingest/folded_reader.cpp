@@ -165,6 +165,7 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
     return order[*at];
   };
   bool bcc = microseconds_;
+  bool commands = false;  // some line began with a command (bcc's "-" delimited lines)
   std::string_view line;
   while (in.next(line)) {
     if (line.empty()) continue;
@@ -203,6 +204,7 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
     if (delimited) {  // bcc: the root frame is the task's command
       comm = out.intern(segments[0]);
       first = 1;
+      commands = true;
     }
     for (size_t i = first; i < target_end; ++i) {
       std::string_view f = segments[i];
@@ -261,7 +263,9 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
     s.state = '?';
     out.add_sample(s);
   }
-  if (bcc) out.info().weight_unit = "us";
+  if (bcc) out.info().unit = WeightUnit::microseconds;
+  // bcc's lines begin with the command, taken out of the frames: folded output puts it back.
+  out.info().command_root = commands;
 }
 
 }  // namespace

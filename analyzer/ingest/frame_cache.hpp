@@ -75,22 +75,32 @@ class FrameCache {
   // `make` turns a text the cache has not seen into a frame: text -> FrameId.
   template <typename Make>
   FrameId get(std::string_view text, uint64_t h, Make&& make) {
+    if (FrameId frame = find(text, h); frame != kNone) return frame;
+    FrameId frame = make(text);
+    put(text, h, frame);
+    return frame;
+  }
+
+  // For readers whose lines may be no frame at all: the frame of a text seen before, or
+  // kNone; and a text found to be a frame, kept.
+  static constexpr FrameId kNone = UINT32_MAX;
+  FrameId find(std::string_view text, uint64_t h) const {
     const auto tag = static_cast<uint32_t>(h >> 32);
     const size_t mask = slots_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       const Slot& s = slots_[i];
-      if (s.size == kEmpty) break;
+      if (s.size == kEmpty) return kNone;
       if (s.tag == tag && s.size == text.size() &&
           text_hash::same(texts_.data() + s.offset, text.data(), s.size))
         return s.frame;
     }
-    FrameId frame = make(text);
-    if (text.size() < kEmpty && texts_.size() + text.size() <= UINT32_MAX) {
-      insert({tag, static_cast<uint32_t>(text.size()), static_cast<uint32_t>(texts_.size()), frame},
-             h);
-      texts_.append(text);
-    }
-    return frame;
+  }
+  void put(std::string_view text, uint64_t h, FrameId frame) {
+    if (text.size() >= kEmpty || texts_.size() + text.size() > UINT32_MAX) return;
+    insert({static_cast<uint32_t>(h >> 32), static_cast<uint32_t>(text.size()),
+            static_cast<uint32_t>(texts_.size()), frame},
+           h);
+    texts_.append(text);
   }
 
  private:

@@ -8,6 +8,7 @@
 // A log holds one snapshot of each task, often repeated (hung_task reports a task at
 // every check until it wakes up): the reports of one task are merged into one sample
 // that keeps the longest blocked time.
+#include <algorithm>
 #include <charconv>
 #include <set>
 #include <string>
@@ -15,12 +16,14 @@
 #include <unordered_map>
 #include <vector>
 
+#include "frame_cache.hpp"
 #include "kernel_trace.hpp"
 #include "lockdep_locks.hpp"
 #include "log_prefix.hpp"
 #include "readers.hpp"
 #include "task_header.hpp"
 #include "text_fields.hpp"
+#include "wrapped_line.hpp"
 
 namespace hangscope::ingest {
 
@@ -28,6 +31,32 @@ namespace {
 
 // Kernel traces are at most a few dozen frames; anything longer is not one trace.
 constexpr size_t kMaxFrames = 512;
+// Lines not understood that a trace goes on past (another CPU's console output);
+// more in a row end it.
+constexpr uint32_t kMaxStrays = 3;
+
+// "Call Trace:" (x86, ppc64, s390, riscv), "Call trace:" (arm64, arm32 5.x), "Backtrace:"
+// (arm32, often with a space after it).
+bool is_trace_start(std::string_view t) {
+  t = trim(t);
+  return t == "Call Trace:" || t == "Call trace:" || t == "Backtrace:";
+}
+
+// The first line of another kernel message: whatever trace was open has ended.
+bool starts_other_message(std::string_view t) {
+  // Frames, the commonest lines, start with none of these letters: one test leaves them.
+  if (t.empty() || std::string_view("NSK-WBOMHC").find(t[0]) == std::string_view::npos) return false;
+  static constexpr std::string_view kStarts[] = {
+      "NMI backtrace for cpu", "Sending NMI from CPU", "Kernel panic", "---[ end ",
+      "------------[ cut here ]", "WARNING: ", "BUG: ", "Oops: ", "Modules linked in:",
+      "Hardware name: ", "Showing busy workqueues", "Mem-Info:"};
+  for (std::string_view s : kStarts)
+    if (t.starts_with(s)) return true;
+  // dump_stack()'s "CPU: 1 PID: 22 Comm: ksoftirqd/1 Not tainted ..." ("CPU:" would pass
+  // for a register otherwise).
+  return t.starts_with("CPU: ") && t.find(" PID: ") != std::string_view::npos &&
+         t.find(" Comm: ") != std::string_view::npos;
+}
 
 // "comm:pid" (comm may hold colons: the pid follows the last one).
 bool comm_pid(std::string_view s, std::string_view& comm, int32_t& pid) {
@@ -53,13 +82,25 @@ struct HungLine {
   uint32_t seconds = 0;
 };
 
-// "INFO: task comm:pid blocked for more than N seconds."
+// "INFO: task comm:pid blocked for more than N seconds.", and the two other forms of
+// kernel/hung_task.c: "... blocked in I/O wait for more than N seconds." (6.15+, a task
+// in io_schedule) and "... can't die for more than N seconds." (a killed task still in D).
 bool parse_hung(std::string_view t, HungLine& h) {
-  constexpr std::string_view kMid = " blocked for more than ";
-  size_t mid = t.find(kMid);
-  if (mid == std::string_view::npos || !t.ends_with(" seconds.")) return false;
+  static constexpr std::string_view kForms[] = {" blocked for more than ",
+                                                " blocked in I/O wait for more than ",
+                                                " can't die for more than "};
+  if (!t.ends_with(" seconds.")) return false;
+  size_t mid = std::string_view::npos;
+  std::string_view form;
+  for (std::string_view f : kForms)
+    if (size_t at = t.rfind(f); at != std::string_view::npos && at >= 11) {
+      mid = at;
+      form = f;
+      break;
+    }
+  if (mid == std::string_view::npos) return false;
   if (!comm_pid(t.substr(11, mid - 11), h.comm, h.pid)) return false;
-  std::string_view secs = t.substr(mid + kMid.size());
+  std::string_view secs = t.substr(mid + form.size());
   secs.remove_suffix(9);
   uint64_t s = 0;
   if (!whole_number(secs, s)) return false;
@@ -127,8 +168,15 @@ class KernelLogParser {
   void run() {
     std::string_view raw;
     while (in_.next(raw)) line(raw);
+    settle_held();
     finish();
-    for (const TaskSample& s : tasks_) out_.add_sample(s);
+    for (size_t i = 0; i < tasks_.size(); ++i) {
+      const TaskSample& s = tasks_[i];
+      // A task whose stack could not be read is kept, and named with its header's line.
+      if (s.flags & kNoStack)
+        out_.stackless_task(in_, first_lines_[i], out_.stacks().strings().get(s.comm), s.tid);
+      out_.add_sample(s);
+    }
     add_lockdep_facts();
   }
 
@@ -140,76 +188,244 @@ class KernelLogParser {
     bool ignored = false;   // sysrq-t task that is not blocked
     std::string comm;
     std::string caller;     // printk caller id of the block's lines, when printed
+    uint64_t first_line = 0;  // of its "INFO: task" line or header, for messages
     int32_t tid = 0, tgid = 0, ppid = -1;
     char state = 'D';
     uint32_t blocked_s = 0;
     uint32_t context = 0;
+    uint32_t strays = 0;  // lines not understood in a row inside its trace
     std::vector<FrameId> frames;
+    // arm32 lines name a frame and its caller: the last line's caller is the outermost.
+    FrameId outermost = 0;
+    bool has_outermost = false;
   };
 
   void line(std::string_view raw) {
-    LogLine l = strip_log_prefix(raw);
+    LogLine l = strip_log_prefix(plain_blanks(raw));
     if (l.framing == LogFraming::kmsg) kmsg_ = true;
     if (l.continuation && kmsg_) return;  // /dev/kmsg dictionary: part of the record
-    if (l.foreign) return out_.skip_line(in_);
+    if (l.foreign) {
+      settle_held();
+      return out_.skip_line(in_);
+    }
     std::string_view text = l.text;
+    if (held_.held()) {
+      // The rest of a line cut in two has no framing of its own.
+      std::string_view joined;
+      if (held_.continued_by(l))
+        joined = held_.join(text, joined_, [&](std::string_view s) { return known(s); });
+      if (!joined.empty()) {
+        held_.release();
+        const std::string caller(held_.caller());
+        understand(joined, caller, held_.framing());
+        return;
+      }
+      settle_held();
+    }
+    if (!understand(text, l.caller, l.framing)) {
+      held_.hold(text, l, raw.size());
+      held_line_ = in_.line_number();
+    }
+  }
+
+  // Non-breaking spaces (mail, web pages) and tabs (a dump pasted indented, or through
+  // an editor) read as the spaces they stand for.
+  std::string_view plain_blanks(std::string_view s) {
+    if (!has_odd_blank(s)) return s;
+    plain_.clear();
+    for (size_t i = 0; i < s.size(); ++i) {
+      if (s[i] == '\t') {
+        plain_ += ' ';
+      } else if (s[i] == '\xc2' && i + 1 < s.size() && s[i + 1] == '\xa0') {
+        plain_ += ' ';
+        ++i;
+      } else {
+        plain_ += s[i];
+      }
+    }
+    return plain_;
+  }
+
+  // A line that some rule reads on its own: what a line cut in two must add up to.
+  bool known(std::string_view text) const {
     std::string_view t = trim_left(text);
+    HungLine h;
+    BlockerLine b;
+    TaskHeader th;
+    TraceFrame f;
+    bool blocked_only = false;
+    if (t.starts_with("INFO: task ")) return parse_hung(t, h) || parse_blocker(t, b);
+    return is_sysrq_line(t, blocked_only) || parse_task_header(t, th) ||
+           (block_.active && parse_trace_frame(t, f));
+  }
+
+  // The held line was not the start of a line cut in two: it is a line not understood.
+  // Inside a trace it does not end it (a console line of another CPU, printed in the
+  // middle of the trace), unless several come in a row.
+  void settle_held() {
+    if (!held_.held()) return;
+    held_.release();
+    out_.skip_line_at(in_, held_line_, block_.active);
+    if (block_.in_trace && ++block_.strays > kMaxStrays) finish();
+  }
+
+  // Reads one line of the kernel's text; false when no rule understood it.
+  bool understand(std::string_view text, std::string_view caller, LogFraming framing) {
+    std::string_view t = trim_left(text);
+    if (skip_next_frame_) {
+      skip_next_frame_ = false;
+      TraceFrame f;
+      if (parse_trace_frame(t, f)) return true;
+    }
     if (t.empty()) {
       finish();  // (a dump of held locks ends with a blank line and its '=' rule)
-      return;
+      return true;
     }
-    if (held_locks_line(t)) return;
-    locks_.end_dump();  // the kernel prints nothing else inside a dump
     // Lines of another CPU's message in the middle of a trace (CONFIG_PRINTK_CALLER).
-    const bool other_caller = block_.active && !l.caller.empty() && !block_.caller.empty() &&
-                              l.caller != block_.caller;
+    const bool other_caller = block_.active && !caller.empty() && !block_.caller.empty() &&
+                              caller != block_.caller;
+    // Frames first: most lines are, and no other line of a report reads as one (they have
+    // spaces, no "+0x" and no file:line).
+    TraceFrame f, from;
+    if (block_.active && (block_.in_trace || block_.header) && !other_caller) {
+      // A frame's text is read once; the thousands of reports of a large log repeat it.
+      const uint64_t h = text_hash::hash(t);
+      FrameId id = frames_.find(t, h);
+      if (id == FrameCache::kNone && parse_trace_frame(t, f)) {
+        id = intern(f);
+        frames_.put(t, h, id);
+      }
+      if (id != FrameCache::kNone) {
+        locks_.end_dump();
+        add_frame(id, text);
+        return true;
+      }
+    }
+    if (held_locks_line(t)) return true;
+    locks_.end_dump();  // the kernel prints nothing else inside a dump
 
-    if (t.starts_with("INFO: task ")) return info(t, l.caller);
+    if (t.starts_with("INFO: task ")) return info(t, caller);
     bool blocked_only = false;
     if (is_sysrq_line(t, blocked_only)) {
       finish();
       show_state_ = blocked_only;
-      return;
+      return true;
     }
     TaskHeader h;
-    if (parse_task_header(text, h)) return header(h, l.caller);
-    if (t.starts_with("task ") && t.find("PC stack") != std::string_view::npos) return;  // 4.x
-    if (!block_.active || other_caller) return out_.skip_line(in_);
+    if (parse_task_header(t, h)) {
+      header(h, caller);
+      return true;
+    }
+    if (t.starts_with("task ") && t.find("PC stack") != std::string_view::npos) return true;  // 4.x
+    if (other_caller) {
+      out_.skip_line(in_, true);
+      return true;
+    }
+    if (starts_other_message(t)) {
+      finish();
+      return false;
+    }
+    if (!block_.active) return false;
+    if (t.starts_with("<Same stack as pid ")) return same_stack_as(t);
 
     if (t.starts_with("Not tainted ") || t.starts_with("Tainted: ")) {
       if (out_.info().kernel.empty()) out_.info().kernel = std::string(release_of(t));
-      return;
+      return true;
     }
     if (t.starts_with("\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\"") ||
         t == "Blocked by coredump." || t.starts_with("Stopper: ") || t.starts_with("Sched_ext: "))
-      return;
+      return true;
     if (t.starts_with("Workqueue: ")) {
       TaskContext c;
       c.workqueue = out_.intern(t.substr(11));
       block_.context = out_.intern_context(c);
-      return;
+      return true;
     }
-    if (t == "Call Trace:" || t == "Call trace:" || t == "Backtrace:") {
+    if (is_trace_start(t)) {
+      if (!block_.frames.empty()) {  // a second trace: another message's, not this task's
+        finish();
+        return false;
+      }
       block_.in_trace = true;
-      return;
+      return true;
     }
     if (is_stack_marker(t)) {
       if (t.starts_with("</TASK")) finish();
-      return;
+      return true;
     }
-    if (is_register_or_stack_words(t)) return;
-    TraceFrame f;
-    if ((block_.in_trace || block_.header) && parse_trace_frame(t, f)) {
-      block_.in_trace = true;
-      if (block_.frames.size() >= kMaxFrames) return out_.skip_line(in_);
-      block_.frames.push_back(out_.stacks().intern_frame(
-          f.text.function, f.text.module, FrameKind::kernel, f.unreliable ? kUnreliable : 0));
-      return;
+    if (is_register_or_stack_words(t)) return true;
+    if ((block_.in_trace || block_.header) && parse_arm_frames(t, f, from)) {
+      add_frame(intern(f), text);
+      block_.outermost = intern(from);
+      block_.has_outermost = true;
+      return true;
     }
-    if (t.starts_with("Future hung task reports are suppressed")) return finish();
-    // Anything else ends a trace (the kernel prints nothing else inside one).
-    if (block_.in_trace) finish();
-    out_.skip_line(in_);
+    if (t.starts_with("Last Breaking-Event-Address:")) {  // s390: the trace ends; the frame
+      finish();                                           // after it is no caller
+      skip_next_frame_ = true;
+      return true;
+    }
+    if (t.starts_with("Future hung task reports are suppressed")) {
+      finish();
+      return true;
+    }
+    // The rest of the frame on the line before: "[ext4]", "kernel/x.c:12", "[inline]",
+    // added to it; or the rest of its text, cut in a word ("...+0x1234/0x" / "3a0 [jbd2]").
+    if (!block_.in_trace || framing != LogFraming::none || block_.frames.empty() ||
+        frame_line_ + 1 != in_.line_number())
+      return false;
+    FrameTail tail;
+    if (parse_frame_tail(t, tail)) {
+      StackTable& st = out_.stacks();
+      Frame last = st.frame(block_.frames.back());
+      if (!tail.module.empty() && last.module == 0) last.module = out_.intern(tail.module);
+      if (!tail.location.empty() && last.source == 0) last.source = out_.intern(tail.location);
+      if (tail.inlined) last.flags |= kInlined;
+      block_.frames.back() = st.intern_frame(last);
+      frame_line_ = in_.line_number();
+      return true;
+    }
+    std::string_view joined = WrappedLine::join(last_frame_, text, joined_, [&](std::string_view s) {
+      TraceFrame g;
+      return parse_trace_frame(trim_left(s), g);
+    });
+    if (!joined.empty() && parse_trace_frame(trim_left(joined), f)) {
+      block_.frames.pop_back();
+      add_frame(intern(f), joined);
+      return true;
+    }
+    return false;
+  }
+
+  FrameId intern(const TraceFrame& f) {
+    return out_.stacks().intern_frame(f.text.function, f.text.module, FrameKind::kernel,
+                                      static_cast<uint8_t>(f.text.flags | (f.unreliable ? kUnreliable : 0)),
+                                      f.text.source);
+  }
+
+  void add_frame(FrameId frame, std::string_view text) {
+    block_.in_trace = true;
+    block_.strays = 0;
+    block_.has_outermost = false;
+    if (block_.frames.size() >= kMaxFrames) return out_.skip_line(in_, true);
+    block_.frames.push_back(frame);
+    last_frame_.assign(text);
+    frame_line_ = in_.line_number();
+  }
+
+  // Android's sysrq-w prints "<Same stack as pid 1234>" instead of a stack it printed
+  // already: the task has that task's stack.
+  bool same_stack_as(std::string_view t) {
+    if (block_.ignored) return true;  // a task sysrq-t shows that is not blocked
+    int32_t pid = 0;
+    std::string_view num = t.substr(19);
+    num = num.substr(0, num.find('>'));
+    auto it = whole_number(num, pid) ? by_tid_.find(pid) : by_tid_.end();
+    if (it == by_tid_.end() || !block_.frames.empty()) return false;
+    auto frames = out_.stacks().stack(tasks_[it->second].stack);
+    block_.frames.assign(frames.begin(), frames.end());
+    block_.in_trace = true;
+    return true;
   }
 
   // Lockdep's lists (never frames or task headers): read whole, paired at the end.
@@ -260,7 +476,7 @@ class KernelLogParser {
     }
   }
 
-  void info(std::string_view t, std::string_view caller) {
+  bool info(std::string_view t, std::string_view caller) {
     HungLine h;
     if (parse_hung(t, h)) {
       finish();
@@ -268,7 +484,7 @@ class KernelLogParser {
       block_.comm = std::string(h.comm);
       block_.tid = h.pid;
       block_.blocked_s = h.seconds;
-      return;
+      return true;
     }
     BlockerLine b;
     if (parse_blocker(t, b)) {
@@ -285,15 +501,15 @@ class KernelLogParser {
         f.kind = out_.intern(b.kind);
         out_.add_fact(f);
       }
-      return;
+      return true;
     }
     if (t.ends_with(", but the owner is not found.") ||
         t.ends_with(", but the last holder is not found.")) {
       finish();
-      return;
+      return true;
     }
-    if (block_.in_trace) finish();
-    out_.skip_line(in_);
+    if (block_.in_trace) finish();  // another report begins, in a form not read
+    return false;
   }
 
   void header(const TaskHeader& h, std::string_view caller) {
@@ -317,14 +533,18 @@ class KernelLogParser {
     block_ = Block{};
     block_.active = true;
     block_.caller = std::string(caller);
+    block_.first_line = in_.line_number();
   }
 
   // Records the open block, merged with earlier reports of the same task.
   void finish() {
     if (!block_.active) return;
+    if (block_.has_outermost && block_.frames.size() < kMaxFrames)
+      block_.frames.push_back(block_.outermost);
     Block b = std::move(block_);
     block_ = Block{};
-    if (b.ignored || (b.frames.empty() && b.blocked_s == 0)) return;
+    if (b.ignored || (b.frames.empty() && b.blocked_s == 0 && !b.header)) return;
+    if (!out_.options().keep_unreliable) drop_unreliable(b.frames);
     TaskSample s;
     s.stack = out_.stacks().intern_stack(b.frames);
     s.pid = b.tgid;
@@ -334,6 +554,7 @@ class KernelLogParser {
     s.blocked_s = b.blocked_s;
     s.context = b.context;
     if (b.ppid == 2 || b.tid == 2) s.flags |= kKernelThread;
+    if (b.frames.empty()) s.flags |= kNoStack;  // kept, and said so at the end
     if (s.tid != 0) {
       auto [it, inserted] = by_tid_.try_emplace(s.tid, tasks_.size());
       if (!inserted && tasks_[it->second].comm == s.comm) {
@@ -342,6 +563,7 @@ class KernelLogParser {
           s.blocked_s = std::max(s.blocked_s, old.blocked_s);
           if (s.pid == 0) s.pid = old.pid;
           old = s;
+          first_lines_[it->second] = b.first_line;
         } else {
           old.blocked_s = std::max(s.blocked_s, old.blocked_s);
         }
@@ -350,14 +572,34 @@ class KernelLogParser {
       if (!inserted) it->second = tasks_.size();  // a new task that reuses the pid
     }
     tasks_.push_back(s);
+    first_lines_.push_back(b.first_line);
+  }
+
+  // The frames the unwinder printed with "? " are stale return addresses it found on the
+  // stack, not callers: they go where a trace has reliable frames. Where every frame is
+  // marked (a kernel without frame pointers marks them all), the marks say nothing, and
+  // all stay.
+  void drop_unreliable(std::vector<FrameId>& frames) const {
+    const StackTable& st = out_.stacks();
+    auto unreliable = [&](FrameId f) { return (st.frame(f).flags & kUnreliable) != 0; };
+    if (std::all_of(frames.begin(), frames.end(), unreliable)) return;
+    std::erase_if(frames, unreliable);
   }
 
   LineReader& in_;
   CaptureBuilder& out_;
   Block block_;
+  WrappedLine held_;          // a line not understood, until the next shows it was cut
+  uint64_t held_line_ = 0;
+  FrameCache frames_;         // frame texts read before
+  std::string last_frame_;    // the text of the block's last frame, and its line
+  uint64_t frame_line_ = 0;
+  std::string joined_, plain_;
+  bool skip_next_frame_ = false;  // s390's "Last Breaking-Event-Address:" comes first
   bool kmsg_ = false;
   bool show_state_ = false;
   std::vector<TaskSample> tasks_;
+  std::vector<uint64_t> first_lines_;  // per task: the line its report began on
   std::unordered_map<int32_t, size_t> by_tid_;
   std::set<std::tuple<int32_t, std::string, int32_t, std::string, std::string_view>> facts_;
   std::set<std::pair<int32_t, int32_t>> stated_;  // (waiter, holder) of the kernel's lines
@@ -389,13 +631,14 @@ class KernelLogReader final : public Reader {
       if (is_sysrq_line(t, blocked_only) || is_all_locks_banner(t)) return Applicability::yes;
       TaskHeader th;
       if (parse_task_header(l.text, th)) header = true;
-      if (t == "Call Trace:" || t == "Call trace:") trace = true;
+      if (is_trace_start(t)) trace = true;
       if (header && trace) return Applicability::yes;
     }
     if (trace || (lines > 0 && framed * 2 > lines)) return Applicability::maybe;
     return Applicability::no;
   }
   void read(LineReader& in, CaptureBuilder& out) const override {
+    out.info().unit = WeightUnit::tasks;  // a dump: each task once
     KernelLogParser(in, out).run();
   }
 };

@@ -106,7 +106,27 @@ size_t journal_tail(std::string_view s, size_t at, bool& foreign) {
 
 LogLine strip_log_prefix(std::string_view s) {
   LogLine out;
+  // A log quoted in a mail reply: "> > [   58.469747] Call Trace:" (no kernel line starts
+  // with '>').
+  if (!s.empty() && s[0] == '>') {
+    while (!s.empty() && s[0] == '>') {
+      s.remove_prefix(1);
+      if (!s.empty() && s[0] == ' ') s.remove_prefix(1);
+    }
+  }
   if (s.empty()) {
+    out.text = s;
+    return out;
+  }
+  // "kernel: ..." with no time or host before it (a log cut out of a journal or syslog
+  // line by line, by hand or by a tool).
+  if (s.starts_with("kernel: ")) {
+    out.framing = LogFraming::journal;
+    s.remove_prefix(8);
+    if (size_t p = printk_time(s)) {
+      s = s.substr(p);
+      if (!s.empty() && s[0] == ' ') s.remove_prefix(1);
+    }
     out.text = s;
     return out;
   }
@@ -163,9 +183,11 @@ LogLine strip_log_prefix(std::string_view s) {
     }
     if (size_t p = printk_time(s)) {
       out.framing = LogFraming::printk;
+      out.stamp = s.substr(0, p);
       s.remove_prefix(p);
     } else if (size_t h = human_time(s)) {
       out.framing = LogFraming::human;
+      out.stamp = s.substr(0, h);
       s.remove_prefix(h);
     }
     if (out.framing != LogFraming::none) {

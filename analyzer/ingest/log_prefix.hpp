@@ -1,7 +1,8 @@
 // Removing the framing that log tools put around kernel messages: dmesg's "[ 12.345678] ",
 // dmesg -T/-r/-x, /dev/kmsg records, journalctl (short, short-iso, short-precise,
-// short-monotonic) and syslog files (traditional and RFC 3339). What is left is the
-// kernel's own text, with its own leading spaces, for the kernel-log readers.
+// short-monotonic) and syslog files (traditional and RFC 3339), a bare "kernel: ", and
+// the "> " of a mail reply that quotes a log. What is left is the kernel's own text, with
+// its own leading spaces, for the kernel-log readers.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +21,9 @@ enum class LogFraming : uint8_t {
 struct LogLine {
   std::string_view text;     // the kernel's message
   std::string_view caller;   // "T140" or "C1" (CONFIG_PRINTK_CALLER), empty when absent
+  // dmesg's "[ 1234.567890]": the lines of one printk (a command name holding a '\n'
+  // splits it) share it. Empty for other framings.
+  std::string_view stamp;
   LogFraming framing = LogFraming::none;
   bool foreign = false;       // a journal or syslog line of another program than the kernel
   bool continuation = false;  // a /dev/kmsg dictionary line (" SUBSYSTEM=...")

@@ -1,23 +1,30 @@
 // Reader of `perf script` output with callchains (perf record -g): one sample per block,
-// a header line ("comm tid [cpu] secs.usecs: [period] event: [payload]") and one frame
-// per line ("\tffffffff8226f05a native_queued_spin_lock_slowpath+0x16a ([kernel.kallsyms])"),
-// leaf first, a blank line between samples.
+// a header line and one frame per line, leaf first, a blank line between samples; every
+// layout perf prints (perf_script_lines.hpp).
 //
-// - on-CPU samples (cpu-clock, cycles, ...): each counts once, state R;
+// - One event is counted, as stackcollapse-perf.pl does: the one ReadOptions::event names,
+//   else the first of the file (offcpu-time where the recording has it: hangscope is for
+//   blocked tasks). The samples of the others are counted in the source's header.
+// - On-CPU samples (cpu-clock, cycles, ...) are of running tasks, state R, weighed by their
+//   period where perf printed one (cycles, or nanoseconds of cpu-clock), else one each.
 // - sched:sched_switch: the task switched out; only switches out in D state
-//   (uninterruptible, the sampler's default) are samples, the others are counted;
+//   (uninterruptible, the sampler's default) are samples, the others are counted.
 // - offcpu-time (perf record --off-cpu): weighted by the time off CPU (its period, in ns),
-//   reported in microseconds. A recording with off-CPU samples is read for those only.
+//   reported in microseconds.
+// - Frames are named as FlameGraph names them: no offset, "[dso]" for a frame with no
+//   symbol, Java's inlined "a->b->c" as three frames (the inner two kInlined), Rust's
+//   legacy symbols demangled.
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
-#include <charconv>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "hangscope/frame_text.hpp"
+#include "perf_script_lines.hpp"
 #include "readers.hpp"
+#include "rust_symbols.hpp"
 #include "text_fields.hpp"
 
 namespace hangscope::ingest {
@@ -25,139 +32,47 @@ namespace hangscope::ingest {
 namespace {
 
 constexpr size_t kMaxFrames = 1024;
+constexpr std::string_view kOffCpu = "offcpu-time";
+constexpr std::string_view kSchedSwitch = "sched:sched_switch";
 
 bool hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
-bool digit(char c) { return c >= '0' && c <= '9'; }
 
-struct SampleHeader {
-  std::string_view comm, event, payload;
-  int32_t pid = 0, tid = 0;
-  uint64_t period = 0;
-};
-
-bool is_time(std::string_view tok) {  // "1981.284037:"
-  if (tok.size() < 4 || tok.back() != ':') return false;
-  size_t dot = tok.find('.');
-  if (dot == std::string_view::npos || dot == 0) return false;
-  for (size_t i = 0; i + 1 < tok.size(); ++i)
-    if (i != dot && !digit(tok[i])) return false;
-  return true;
+std::string_view basename(std::string_view path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
 }
 
-bool is_cpu(std::string_view tok) {  // "[001]"
-  if (tok.size() < 3 || tok.front() != '[' || tok.back() != ']') return false;
-  for (size_t i = 1; i + 1 < tok.size(); ++i)
-    if (!digit(tok[i])) return false;
-  return true;
-}
-
-bool pid_tid(std::string_view tok, int32_t& pid, int32_t& tid) {  // "28848" or "28840/28848"
-  size_t slash = tok.find('/');
-  if (slash == std::string_view::npos) {
-    pid = 0;
-    return whole_number(tok, tid);
+// "[kernel.kallsyms]", "[xfs]", a vmlinux file ("/usr/lib/debug/boot/vmlinux-5.4.14"), a
+// module file ("/lib/modules/.../mlx5_core.ko"), or an address in the kernel's half.
+bool kernel_dso(std::string_view dso, uint64_t address, std::string_view& module) {
+  module = {};
+  if (dso.starts_with("[kernel.kallsyms]")) return true;
+  if (dso.size() > 2 && dso.front() == '[' && dso.back() == ']') {
+    static constexpr std::string_view kUser[] = {"[unknown]", "[vdso]", "[vsyscall]", "[heap]",
+                                                 "[stack]",   "[anon]", "[uprobes]"};
+    for (std::string_view u : kUser)
+      if (dso == u) return (address >> 63) != 0;
+    if (dso.starts_with("[jit")) return false;
+    module = dso.substr(1, dso.size() - 2);
+    return true;
   }
-  return whole_number(tok.substr(0, slash), pid) && whole_number(tok.substr(slash + 1), tid);
-}
-
-// Event modifiers perf appends: "cpu-clock:ppp:", "cycles:uk:".
-std::string_view event_name(std::string_view tok) {
-  tok.remove_suffix(1);  // the ':' that ends the field
-  size_t colon = tok.rfind(':');
-  if (colon != std::string_view::npos &&
-      tok.substr(colon + 1).find_first_not_of("ukhpPGHISDWe") == std::string_view::npos)
-    tok = tok.substr(0, colon);
-  return tok;
-}
-
-// The comm may hold spaces: the pid is the token before the cpu or the time.
-bool parse_header(std::string_view s, SampleHeader& h) {
-  if (s.empty() || s[0] == ' ' || s[0] == '\t') return false;
-  size_t pos = 0, prev_start = std::string_view::npos, prev_end = 0;
-  while (pos < s.size()) {
-    while (pos < s.size() && s[pos] == ' ') ++pos;
-    size_t end = s.find(' ', pos);
-    if (end == std::string_view::npos) end = s.size();
-    std::string_view tok = s.substr(pos, end - pos);
-    if (prev_start != std::string_view::npos && prev_start > 0 && (is_cpu(tok) || is_time(tok))) {
-      if (!pid_tid(s.substr(prev_start, prev_end - prev_start), h.pid, h.tid)) return false;
-      h.comm = trim(s.substr(0, prev_start));
-      // Past the cpu: the time, an optional period, the event.
-      std::string_view rest = s.substr(is_cpu(tok) ? end : pos);
-      rest = trim(rest);
-      size_t sp = rest.find(' ');
-      if (!is_time(rest.substr(0, sp))) return false;
-      rest = trim(rest.substr(sp == std::string_view::npos ? rest.size() : sp));
-      sp = rest.find(' ');
-      std::string_view next = rest.substr(0, sp);
-      if (whole_number(next, h.period)) {
-        rest = trim(rest.substr(sp == std::string_view::npos ? rest.size() : sp));
-        sp = rest.find(' ');
-        next = rest.substr(0, sp);
-      }
-      if (next.size() < 2 || next.back() != ':') return false;
-      h.event = event_name(next);
-      h.payload = trim(rest.substr(sp == std::string_view::npos ? rest.size() : sp));
-      return !h.comm.empty();
+  std::string_view base = basename(dso);
+  if (base.starts_with("vmlinux")) return true;
+  for (std::string_view ext : {".ko", ".ko.xz", ".ko.gz", ".ko.zst"})
+    if (base.ends_with(ext)) {
+      module = base.substr(0, base.size() - ext.size());
+      return true;
     }
-    prev_start = pos;
-    prev_end = end;
-    pos = end;
-  }
-  return false;
+  return (address >> 63) != 0;
 }
 
-struct PerfFrame {
-  std::string_view function, module;
-  bool kernel = false;
-};
-
-// "\tffffffff8226f05a native_queued_spin_lock_slowpath+0x16a ([kernel.kallsyms])"
-// "\t           fec26 fsync+0x16 (/usr/lib/x86_64-linux-gnu/libc.so.6)"
-bool parse_frame(std::string_view s, PerfFrame& f) {
-  if (s.empty() || (s[0] != '\t' && s[0] != ' ')) return false;
-  s = trim(s);
-  size_t i = 0;
-  while (i < s.size() && hex(s[i])) ++i;
-  if (i == 0 || i > 16 || i >= s.size() || s[i] != ' ') return false;
-  uint64_t addr = 0;
-  whole_number(s.substr(0, i), addr, 16);
-  std::string_view rest = trim(s.substr(i + 1));
-  std::string_view dso;
-  if (rest.ends_with(')')) {
-    size_t open = rest.rfind(" (");
-    if (open != std::string_view::npos) {
-      dso = rest.substr(open + 2, rest.size() - open - 3);
-      rest = trim(rest.substr(0, open));
-    } else if (rest.starts_with('(')) {  // no symbol: "(/usr/lib/libc.so.6)"
-      dso = rest.substr(1, rest.size() - 2);
-      rest = "[unknown]";
-    }
-  }
-  if (rest.empty()) return false;
-  // "sym+0x16": the offset perf adds (-F +symoff, default since 4.8).
-  if (size_t plus = rest.rfind("+0x"); plus != std::string_view::npos && plus > 0) {
-    bool all_hex = plus + 3 < rest.size();
-    for (size_t j = plus + 3; j < rest.size(); ++j) all_hex = all_hex && hex(rest[j]);
-    if (all_hex) rest = rest.substr(0, plus);
-  }
-  f.kernel = dso == "kernel.kallsyms" || dso == "[kernel.kallsyms]" ||
-             (addr >> 63) != 0 || (dso.size() > 2 && dso.front() == '[' && dso.back() == ']' &&
-                                   dso != "[unknown]" && dso != "[vdso]" && dso != "[vsyscall]" &&
-                                   dso != "[heap]" && dso != "[stack]" && dso != "[anon]" &&
-                                   !dso.starts_with("[jit"));
-  if (f.kernel) {
-    f.function = fold_symbol_suffixes(rest);
-    if (dso.size() > 2 && dso.front() == '[' && dso != "[kernel.kallsyms]" && dso != "[unknown]")
-      f.module = dso.substr(1, dso.size() - 2);
-    else
-      f.module = {};
-  } else {
-    f.function = rest;
-    size_t slash = dso.rfind('/');
-    f.module = slash == std::string_view::npos ? dso : dso.substr(slash + 1);
-  }
-  return true;
+// "sym+0x16": the offset perf adds (-F +symoff, default since 4.8).
+std::string_view without_offset(std::string_view s) {
+  size_t plus = s.rfind("+0x");
+  if (plus == std::string_view::npos || plus == 0 || plus + 3 >= s.size()) return s;
+  for (size_t j = plus + 3; j < s.size(); ++j)
+    if (!hex(s[j])) return s;
+  return s.substr(0, plus);
 }
 
 // "prev_comm=perf prev_pid=29019 prev_prio=120 prev_state=D ==> next_comm=..."
@@ -167,32 +82,46 @@ char prev_state(std::string_view payload) {
   return at + 11 < payload.size() ? payload[at + 11] : '?';
 }
 
-class PerfScriptReader final : public Reader {
+// The frames of one line, leaf first: one, or several where a Java JIT inlined calls.
+class FrameMaker {
  public:
-  std::string_view name() const override { return "perf-script"; }
-  std::string_view description() const override {
-    return "perf script output with callchains (on-CPU, sched_switch, --off-cpu)";
-  }
-  Applicability recognizes(std::string_view head) const override {
-    size_t pos = 0;
-    bool header = false;
-    int frames = 0;
-    while (pos < head.size()) {
-      size_t nl = head.find('\n', pos);
-      if (nl == std::string_view::npos) break;
-      std::string_view l = head.substr(pos, nl - pos);
-      pos = nl + 1;
-      SampleHeader h;
-      PerfFrame f;
-      if (parse_header(l, h)) {
-        header = true;
-      } else if (header && parse_frame(l, f) && ++frames >= 2) {
-        return Applicability::yes;
+  explicit FrameMaker(StackTable& stacks) : stacks_(stacks) {}
+
+  void make(const PerfFrame& f, std::vector<FrameId>& out) {
+    std::string_view module;
+    const bool kernel = kernel_dso(f.dso, f.address, module);
+    std::string_view sym = without_offset(f.symbol);
+    if (sym.empty() || sym == "[unknown]") {  // FlameGraph names it by its dso
+      if (f.dso.empty() || f.dso == "[unknown]") {
+        name_ = "[unknown]";
+      } else {
+        std::string_view d = basename(f.dso);
+        name_ = d.starts_with('[') ? std::string(d) : fmt::format("[{}]", d);
       }
+      out.push_back(stacks_.intern_frame(name_, kernel ? module : basename(f.dso),
+                                         kernel ? FrameKind::kernel : FrameKind::user));
+      return;
     }
-    return header ? Applicability::maybe : Applicability::no;
+    if (kernel) {
+      out.push_back(stacks_.intern_frame(fold_symbol_suffixes(sym), module, FrameKind::kernel));
+      return;
+    }
+    // "outer->inlined->innermost" (perf with Java's perf-map-agent): leaf first, the
+    // inlined ones marked.
+    parts_.clear();
+    for (size_t at; (at = sym.find("->")) != std::string_view::npos; sym.remove_prefix(at + 2))
+      parts_.push_back(sym.substr(0, at));
+    parts_.push_back(sym);
+    for (size_t i = parts_.size(); i-- > 0;) {
+      std::string_view name = demangle_rust_legacy(parts_[i], name_) ? std::string_view(name_) : parts_[i];
+      out.push_back(stacks_.intern_frame(name, basename(f.dso), FrameKind::user, i ? kInlined : 0));
+    }
   }
-  void read(LineReader& in, CaptureBuilder& out) const override;
+
+ private:
+  StackTable& stacks_;
+  std::string name_;
+  std::vector<std::string_view> parts_;
 };
 
 // Samples of one task with one stack add up: the model has no use for each one apart
@@ -211,7 +140,6 @@ class SampleTotals {
   }
   const std::vector<TaskSample>& samples() const { return samples_; }
   uint64_t count() const { return count_; }
-  bool empty() const { return samples_.empty(); }
 
  private:
   absl::flat_hash_map<std::tuple<StackId, int32_t, int32_t, StrId, char>, size_t> index_;
@@ -219,96 +147,174 @@ class SampleTotals {
   uint64_t count_ = 0;
 };
 
+// The samples of one event of the file.
+struct EventSamples {
+  std::string name;
+  SampleTotals totals;
+  bool periods = false;  // some sample printed its period
+  uint64_t not_blocked = 0;  // sched_switch out of another state than D
+};
+
+class PerfScriptReader final : public Reader {
+ public:
+  std::string_view name() const override { return "perf-script"; }
+  std::string_view description() const override {
+    return "perf script output with callchains (on-CPU, sched_switch, --off-cpu)";
+  }
+  Applicability recognizes(std::string_view head) const override {
+    size_t pos = 0;
+    bool header = false;
+    int frames = 0;
+    while (pos < head.size()) {
+      size_t nl = head.find('\n', pos);
+      if (nl == std::string_view::npos) break;
+      std::string_view l = head.substr(pos, nl - pos);
+      pos = nl + 1;
+      PerfHeader h;
+      PerfFrame f;
+      const bool indented = !l.empty() && (l[0] == '\t' || l[0] == ' ');
+      if (header && parse_perf_frame(l, indented, f)) {
+        if (++frames >= 2) return Applicability::yes;
+      } else if (parse_perf_header(l, h)) {
+        header = true;
+        if (parse_perf_frame(h.payload, true, f) && ++frames >= 2) return Applicability::yes;
+      }
+    }
+    return header ? Applicability::maybe : Applicability::no;
+  }
+  void read(LineReader& in, CaptureBuilder& out) const override;
+};
+
 void PerfScriptReader::read(LineReader& in, CaptureBuilder& out) const {
+  std::vector<EventSamples> events;  // in the order the file shows them
+  auto event_index = [&](std::string_view name) {
+    for (size_t i = 0; i < events.size(); ++i)
+      if (events[i].name == name) return i;
+    events.push_back(EventSamples{std::string(name), {}, false, 0});
+    return events.size() - 1;
+  };
   struct Pending {
     bool open = false;
     bool keep = true;
-    bool off_cpu = false;
+    size_t event = 0;
     TaskSample sample;
     std::vector<FrameId> frames;
   } p;
-  SampleTotals on_cpu, off_cpu;
-  uint64_t switches_not_blocked = 0;
-  // The same frame lines repeat in every sample: parse each distinct line once.
-  absl::flat_hash_map<std::string, FrameId> frame_of_line;
+  FrameMaker maker(out.stacks());
+  // The same frame lines repeat in every sample: each distinct line is read once, its
+  // frames kept in `line_frames`.
+  absl::flat_hash_map<std::string, std::pair<uint32_t, uint32_t>> frames_of_line;
+  std::vector<FrameId> line_frames, made;
 
   auto finish = [&] {
     if (!p.open) return;
     p.open = false;
     if (!p.keep) return;
     p.sample.stack = out.stacks().intern_stack(p.frames);
-    (p.off_cpu ? off_cpu : on_cpu).add(p.sample);
+    events[p.event].totals.add(p.sample);
+  };
+  auto add_frames = [&](std::span<const FrameId> frames) {
+    for (FrameId id : frames) {
+      if (p.frames.size() >= kMaxFrames) return out.skip_line(in, true);
+      p.frames.push_back(id);
+    }
+  };
+  auto frame_line = [&](std::string_view line, bool indented) {
+    if (auto it = frames_of_line.find(absl::string_view(line.data(), line.size()));
+        it != frames_of_line.end()) {
+      add_frames(std::span(line_frames).subspan(it->second.first, it->second.second));
+      return true;
+    }
+    PerfFrame f;
+    if (!parse_perf_frame(line, indented, f)) return false;
+    made.clear();
+    maker.make(f, made);
+    frames_of_line.emplace(line, std::make_pair(static_cast<uint32_t>(line_frames.size()),
+                                                static_cast<uint32_t>(made.size())));
+    line_frames.insert(line_frames.end(), made.begin(), made.end());
+    add_frames(made);
+    return true;
+  };
+  auto open_sample = [&](const PerfHeader& h) {
+    finish();
+    p.open = true;
+    p.keep = true;
+    p.frames.clear();
+    p.event = event_index(h.event);
+    EventSamples& e = events[p.event];
+    p.sample = TaskSample{};
+    p.sample.pid = h.pid;
+    p.sample.tid = h.tid;
+    p.sample.comm = out.intern(h.comm);
+    p.sample.state = 'R';  // on a CPU
+    p.sample.weight = h.has_period && h.period > 0 ? h.period : 1;
+    e.periods = e.periods || h.has_period;
+    if (h.event == kOffCpu) {
+      p.sample.state = 'D';  // off CPU: asleep, of whatever kind
+      p.sample.weight = std::max<uint64_t>(1, (h.period + 500) / 1000);
+    } else if (h.event == kSchedSwitch) {
+      p.sample.state = prev_state(h.payload);
+      p.sample.weight = 1;
+      if (p.sample.state != 'D' && p.sample.state != '?') {
+        p.keep = false;
+        ++e.not_blocked;
+      }
+    } else {
+      PerfFrame f;  // a sample of one frame, printed on its header's line
+      if (parse_perf_frame(h.payload, true, f)) frame_line(h.payload, true);
+    }
   };
 
   std::string_view line;
   while (in.next(line)) {
-    if (p.open && !line.empty() && (line[0] == '\t' || line[0] == ' ')) {
-      if (auto it = frame_of_line.find(absl::string_view(line.data(), line.size()));
-          it != frame_of_line.end()) {
-        if (p.frames.size() < kMaxFrames) {
-          p.frames.push_back(it->second);
-        } else {
-          out.skip_line(in);
-        }
-        continue;
-      }
-      PerfFrame f;
-      if (parse_frame(line, f)) {
-        FrameId id = out.stacks().intern_frame(f.function, f.module,
-                                               f.kernel ? FrameKind::kernel : FrameKind::user, 0);
-        frame_of_line.emplace(line, id);
-        if (p.frames.size() < kMaxFrames) {
-          p.frames.push_back(id);
-        } else {
-          out.skip_line(in);
-        }
-        continue;
-      }
-    }
+    const bool indented = !line.empty() && (line[0] == '\t' || line[0] == ' ');
+    if (p.open && indented && frame_line(line, true)) continue;
     if (trim(line).empty()) {
       finish();
       continue;
     }
-    SampleHeader h;
-    if (parse_header(line, h)) {
-      finish();
-      p.open = true;
-      p.keep = true;
-      p.off_cpu = false;
-      p.frames.clear();
-      p.sample = TaskSample{};
-      p.sample.pid = h.pid;
-      p.sample.tid = h.tid;
-      p.sample.comm = out.intern(h.comm);
-      p.sample.state = 'R';
-      if (h.event == "offcpu-time") {
-        p.off_cpu = true;
-        p.sample.state = 'D';  // off CPU: asleep, of whatever kind
-        p.sample.weight = std::max<uint64_t>(1, (h.period + 500) / 1000);
-      } else if (h.event == "sched:sched_switch") {
-        p.sample.state = prev_state(h.payload);
-        if (p.sample.state != 'D' && p.sample.state != '?') {
-          p.keep = false;
-          ++switches_not_blocked;
-        }
-      }
+    if (line[0] == '#') continue;  // perf script --header
+    PerfHeader h;
+    if (parse_perf_header(line, h)) {
+      open_sample(h);
       continue;
     }
-    finish();
-    out.skip_line(in);
+    if (p.open && !indented && frame_line(line, false)) continue;
+    out.skip_line(in, p.open);
   }
   finish();
-  SourceInfo& info = out.info();
-  if (switches_not_blocked)
-    info.header["perf.switches_not_blocked"] = fmt::format("{}", switches_not_blocked);
-  if (!off_cpu.empty()) {
-    info.weight_unit = "us";
-    if (!on_cpu.empty())
-      info.header["perf.on_cpu_samples_left_out"] = fmt::format("{}", on_cpu.count());
-    for (const TaskSample& s : off_cpu.samples()) out.add_sample(s);
-  } else {
-    for (const TaskSample& s : on_cpu.samples()) out.add_sample(s);
+
+  // The event that counts.
+  const std::string& wanted = out.options().event;
+  size_t counted = events.size();
+  for (size_t i = 0; i < events.size(); ++i) {
+    const std::string& n = events[i].name;
+    if (wanted.empty() ? n == kOffCpu : n == wanted) counted = i;
   }
+  if (wanted.empty() && counted == events.size() && !events.empty()) counted = 0;
+  SourceInfo& info = out.info();
+  info.command_root = true;  // as stackcollapse-perf.pl shows them
+  if (counted == events.size()) {
+    if (!wanted.empty() && !events.empty())
+      throw InputError(fmt::format("{}: no samples of event '{}' (it has {})", in.name(), wanted,
+                                   events[0].name));
+    return;
+  }
+  const EventSamples& e = events[counted];
+  info.event = e.name;
+  info.unit = e.name == kOffCpu        ? WeightUnit::microseconds
+              : e.name == kSchedSwitch ? WeightUnit::samples
+              : e.periods              ? WeightUnit::period
+                                       : WeightUnit::samples;
+  if (e.not_blocked) info.header["perf.switches_not_blocked"] = fmt::format("{}", e.not_blocked);
+  std::string left_out;
+  for (size_t i = 0; i < events.size(); ++i)
+    if (i != counted)
+      left_out += fmt::format("{}{} {}", left_out.empty() ? "" : ", ", events[i].totals.count(),
+                              events[i].name);
+  if (!left_out.empty()) info.header["perf.samples_left_out"] = left_out;
+  out.reserve_samples(e.totals.samples().size());
+  for (const TaskSample& s : e.totals.samples()) out.add_sample(s);
 }
 
 }  // namespace

@@ -129,6 +129,7 @@ class ProcStackReader final : public Reader {
   }
 
   void read(LineReader& in, CaptureBuilder& out) const override {
+    out.info().unit = WeightUnit::tasks;  // a dump: each task once
     StackTable& stacks = out.stacks();
     std::vector<FrameId> frames;
     TaskHeader header;

@@ -57,37 +57,74 @@ bool parse_modern(std::string_view s, TaskHeader& out) {
   return rest.find(" flags:0x") != std::string_view::npos;
 }
 
+
+// The last word of s, and s without it.
+std::string_view last_word(std::string_view& s) {
+  s = trim_right(s);
+  size_t sp = s.rfind(' ');
+  std::string_view w = s.substr(sp == std::string_view::npos ? 0 : sp + 1);
+  s = trim_right(s.substr(0, sp == std::string_view::npos ? 0 : sp));
+  return w;
+}
+
+// "... free pid ppid 0xflags" at the end of s: reads pid and ppid, leaves what is before.
+bool numbers(std::string_view& s, std::string_view& free_stack, TaskHeader& out) {
+  uint64_t flags = 0;
+  std::string_view f = last_word(s);
+  if (!f.starts_with("0x") || !whole_number(f.substr(2), flags, 16)) return false;
+  if (!whole_number(last_word(s), out.ppid) || !whole_number(last_word(s), out.pid)) return false;
+  free_stack = last_word(s);
+  return !free_stack.empty();
+}
+
+// Between the state and the numbers: nothing, a saved PC, or "running task".
+bool middle(std::string_view m) {
+  m = trim(m);
+  uint64_t pc = 0;
+  return m.empty() || m == "running task" || m == "running" || whole_number(m, pc, 16);
+}
+
 // "<comm 15> D [pc|  running task    ] free pid ppid 0xflags" (before 5.9).
 bool parse_old(std::string_view s, TaskHeader& out) {
-  if (s.size() < kCommWidth + 12 || s[kCommWidth] != ' ' || !is_state(s[kCommWidth + 1]) ||
-      s[kCommWidth + 2] != ' ')
+  // Most lines are not headers: a header ends with a space, "0x" and hex digits.
+  s = trim_right(s);
+  size_t last = s.rfind(' ');
+  if (s.size() < 12 || last == std::string_view::npos || s.compare(last + 1, 2, "0x") != 0)
     return false;
-  std::string_view rest = trim_right(s.substr(kCommWidth + 2));
-  // The last four fields: free stack, pid, ppid, 0xflags.
-  std::string_view f[4];
-  for (int i = 3; i >= 0; --i) {
-    size_t sp = rest.rfind(' ');
-    f[i] = rest.substr(sp == std::string_view::npos ? 0 : sp + 1);
-    rest = trim_right(rest.substr(0, sp == std::string_view::npos ? 0 : sp));
-    if (f[i].empty()) return false;
-  }
-  uint64_t free_stack = 0, flags = 0;
-  if (!f[3].starts_with("0x") || !whole_number(f[3].substr(2), flags, 16)) return false;
-  if (!whole_number(f[0], free_stack) || !whole_number(f[1], out.pid) ||
-      !whole_number(f[2], out.ppid))
-    return false;
-  // Between the state and the numbers: nothing, a saved PC, or "running task".
-  rest = rest.substr(rest.find_first_not_of(' ') == std::string_view::npos
-                         ? rest.size()
-                         : rest.find_first_not_of(' '));
-  uint64_t pc = 0;
-  if (!rest.empty() && rest != "running task" && rest != "running" &&
-      !whole_number(rest, pc, 16))
-    return false;
-  out.comm = trim_right(s.substr(0, kCommWidth));
-  out.state = s[kCommWidth + 1];
+  std::string_view rest = s;
+  std::string_view free_stack;
+  if (!numbers(rest, free_stack, out)) return false;
   out.tgid = 0;
-  return !out.comm.empty();
+  // The free stack (%5lu) follows the state with no space when it has five digits:
+  // "syz-executor.4  D27704 21128   7271 0x00004004".
+  uint64_t n = 0;
+  std::string_view state;
+  if (free_stack.size() > 1 && is_state(free_stack[0]) && whole_number(free_stack.substr(1), n))
+    state = free_stack.substr(0, 1);
+  else if (!whole_number(free_stack, n))
+    return false;
+  // By column: the state at 16, the command in the 15 before it.
+  if (s.size() >= kCommWidth + 12 && s[kCommWidth] == ' ' && is_state(s[kCommWidth + 1]) &&
+      (state.empty() ? s[kCommWidth + 2] == ' ' &&
+                           middle(s.substr(kCommWidth + 2, static_cast<size_t>(free_stack.data() - s.data()) -
+                                                               kCommWidth - 2))
+                     : state.data() == s.data() + kCommWidth + 1)) {
+    out.comm = trim_right(s.substr(0, kCommWidth));
+    out.state = s[kCommWidth + 1];
+    return !out.comm.empty();
+  }
+  // By words, where the columns were lost (a mail client or a web page collapsed the
+  // spaces): "kworker/0:0 S 0000000000000000 0 4 2 0x00000000".
+  if (state.empty()) {
+    if (rest.ends_with(" running task")) rest = rest.substr(0, rest.size() - 13);
+    state = last_word(rest);
+    uint64_t pc = 0;
+    if (state.size() >= 8 && whole_number(state, pc, 16)) state = last_word(rest);  // a saved PC
+    if (state.size() != 1 || !is_state(state[0])) return false;
+  }
+  out.comm = trim(s.substr(0, static_cast<size_t>(state.data() - s.data())));
+  out.state = state[0];
+  return !out.comm.empty() && out.comm.size() <= kCommWidth;
 }
 
 }  // namespace

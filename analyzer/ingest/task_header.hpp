@@ -3,6 +3,7 @@
 //
 //   ≤4.9   "jbd2/dm-2-8     D ffff88062fd95e00     0 22274      2 0x00000080"
 //   ~4.9   "kworker/u16:3   D    0  2210      2 0x80004000"
+//          "syz-executor.4  D27704 21128   7271 0x00004004"   (five-digit free stack)
 //   5.9    "task:jbd2/sda1-8     state:D stack:    0 pid:  190 ppid:     2 flags:0x00004000"
 //   6.0    "task:ipython3        state:D stack:0     pid:827200 ppid:742680 flags:0x00004002"
 //   6.7    "... pid:48213 tgid:48213 ppid:1822   flags:0x00000002"

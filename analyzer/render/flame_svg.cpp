@@ -10,6 +10,7 @@
 #include <filesystem>
 
 #include "assets.hpp"
+#include "renderers.hpp"
 #include "xml_text.hpp"
 
 namespace hangscope::render {
@@ -189,7 +190,7 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
                  "width=\"{}\" height=\"{}\" data-total=\"{}\" data-rounds=\"{}\" "
                  "data-unit=\"{}\" data-icicle=\"{}\" data-charw=\"{}\">\n",
                  opt.width ? fmt::format("{}", opt.width) : "100%", height, total, tree.rounds,
-                 xml_text(sum.weight_unit), opt.icicle ? 1 : 0, FlameLayout::kCharWidth);
+                 xml_text(unit_name(sum)), opt.icicle ? 1 : 0, FlameLayout::kCharWidth);
   if (standalone) {
     fmt::format_to(out, "<style><![CDATA[\n{}]]></style>\n", assets::flamegraph_css);
     fmt::format_to(out, "<script><![CDATA[\n{}]]></script>\n", assets::flamegraph_js);
@@ -198,7 +199,7 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
   fmt::format_to(out, "<title>{}</title>\n", title);
   fmt::format_to(out, "<rect class=\"hs-bg\" x=\"0\" y=\"0\" width=\"100%\" height=\"100%\"/>\n");
   fmt::format_to(out, "<text class=\"hs-title\" x=\"50%\" y=\"{}\">{}</text>\n", kTitleY, title);
-  std::string subtitle = fmt::format("{} blocked {}", sum.total_weight, sum.weight_unit);
+  std::string subtitle = weight_words(sum, sum.total_weight);
   if (sum.timed) {
     double avg = 0;
     for (const GroupSummary& g : sum.groups) avg += g.avg_blocked;
@@ -270,10 +271,17 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
     }
     svg += "><title>";
     append_xml(svg, name);
+    if (n.kind == FlameNode::kFrame) {  // what a decoded trace said of the frame
+      if (st.frame(n.key).flags & kInlined) svg += " (inlined)";
+      if (std::string_view src = st.source(n.key); !src.empty()) {
+        svg += '\n';
+        append_xml(svg, valid_utf8(src));
+      }
+    }
     fmt::format_to(
         out,
         "\n{} {} ({:.2f}%)</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
-        n.weight, sum.weight_unit, w * 100, percent(x), y, percent(w),
+        n.weight, unit_name(sum), w * 100, percent(x), y, percent(w),
         FlameLayout::kFrameHeight - 1, fill);
     const double px = w * width;
     std::string label =

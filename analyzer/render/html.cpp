@@ -55,7 +55,7 @@ bool waits_on_picture(const Report& r, const Palette& palette, PictureGraph& pic
     p.label = n.label;
     if (n.kind == NodeKind::group) {
       p.detail = g.timed ? fmt::format("{:.2f} threads", n.weight)
-                         : fmt::format("{:.0f} {}", n.weight, r.summary().weight_unit);
+                         : fmt::format("{:.0f} {}", n.weight, unit_name(r.summary()));
       p.fill = palette.group_color(n.group).hex();
     } else {
       p.detail = std::string(node_kind_name(n.kind));
@@ -89,8 +89,9 @@ std::string overview(const Report& r) {
         "{}, held {:.2f} of them ({:.1f}%).",
         avg, sum.duration_s, sum.rounds, groups, largest, top.avg_blocked, top.share * 100);
   }
-  return fmt::format("{} blocked {} in {}. The largest, {}, held {} ({:.1f}%).", sum.total_weight,
-                     sum.weight_unit, groups, largest, top.weight, top.share * 100);
+  return fmt::format("{} in {}. The largest, {}, held {} ({:.1f}%).",
+                     weight_words(sum, sum.total_weight), groups, largest, top.weight,
+                     top.share * 100);
 }
 
 void inputs(Out out, const Capture& c) {
@@ -103,18 +104,9 @@ void inputs(Out out, const Capture& c) {
     fmt::format_to(out, "<li>{}</li>\n", xml_text(line));
   }
   fmt::format_to(out, "</ul>\n");
-  for (const SourceInfo& s : c.sources) {
-    if (s.truncated)
-      fmt::format_to(out,
-                     "<p class=\"warn\">{}: the capture was cut short (no end record); the "
-                     "report covers its complete rounds.</p>\n",
-                     xml_text(s.path));
-    if (s.skipped_lines)
-      fmt::format_to(out,
-                     "<p class=\"warn\">{}: skipped {} line{} not understood (first at {}).</p>\n",
-                     xml_text(s.path), s.skipped_lines, s.skipped_lines == 1 ? "" : "s",
-                     xml_text(s.first_skipped));
-  }
+  for (const SourceInfo& s : c.sources)
+    for (const std::string& w : input_warnings(s))
+      fmt::format_to(out, "<p class=\"warn\">{}</p>\n", xml_text(w));
   fmt::format_to(out, "</section>\n");
 }
 
@@ -129,7 +121,7 @@ void group_table(Out out, const Report& r, const Palette& group_colors) {
                  "<table class=\"groups\"><thead><tr><th></th><th>wait group</th><th>subsystem</th>"
                  "<th class=\"num\">{}</th><th>share</th><th class=\"num\">tasks</th>"
                  "<th>longest</th></tr></thead><tbody>\n",
-                 sum.timed ? "avg blocked" : xml_text(sum.weight_unit));
+                 sum.timed ? "avg blocked" : xml_text(unit_name(sum)));
   for (const GroupSummary& g : sum.groups) {
     const WaitGroup& wg = r.classification().groups[g.group];
     std::string amount =
@@ -159,7 +151,7 @@ void group_table(Out out, const Report& r, const Palette& group_colors) {
       std::string who;
       for (const TaskExample& e : s.examples)
         who += (who.empty() ? "e.g. " : ", ") + task_label(r.capture, e);
-      fmt::format_to(out, "<p>{} {} ({:.1f}%) {}</p><pre>", s.weight, xml_text(sum.weight_unit),
+      fmt::format_to(out, "<p>{} {} ({:.1f}%) {}</p><pre>", s.weight, xml_text(unit_name(sum)),
                      sum.total_weight ? 100.0 * s.weight / sum.total_weight : 0.0, xml_text(who));
       for (FrameId f : st.stack(s.stack)) {
         std::string_view mod = st.module(f);

@@ -35,9 +35,15 @@ Json inputs(const Capture& c) {
                    {"kernel", s.kernel},
                    {"interval_s", s.interval_s},
                    {"timed", s.timed},
-                   {"weight_unit", s.weight_unit},
+                   {"weight_unit", unit_name(s.unit, s.event)},
+                   {"event", s.event},
+                   {"command_root", s.command_root},
                    {"truncated", s.truncated},
-                   {"skipped_lines", s.skipped_lines}});
+                   {"skipped_lines", s.skipped_lines},
+                   {"first_skipped", s.first_skipped},
+                   {"first_skipped_in_task", s.first_skipped_in_task},
+                   {"stackless_tasks", s.stackless_tasks},
+                   {"stackless", s.stackless}});
   return out;
 }
 
@@ -48,10 +54,22 @@ Json groups(const Report& r) {
     const WaitGroup& wg = r.classification().groups[g.group];
     Json stacks = Json::array();
     for (const StackSummary& s : g.top_stacks) {
-      Json frames = Json::array(), examples = Json::array();
-      for (FrameId f : st.stack(s.stack)) frames.push_back(st.function(f));
+      Json frames = Json::array(), examples = Json::array(), sources = Json::array(),
+           inlined = Json::array();
+      bool decoded = false;  // a decoded trace: where each frame is, and which were inlined
+      for (FrameId f : st.stack(s.stack)) {
+        frames.push_back(st.function(f));
+        sources.push_back(st.source(f));
+        inlined.push_back((st.frame(f).flags & kInlined) != 0);
+        decoded = decoded || st.frame(f).source != 0 || (st.frame(f).flags & kInlined);
+      }
       for (const TaskExample& t : s.examples) examples.push_back(task(r.capture, t));
-      stacks.push_back({{"weight", s.weight}, {"frames", frames}, {"examples", examples}});
+      Json stack = {{"weight", s.weight}, {"frames", frames}, {"examples", examples}};
+      if (decoded) {
+        stack["sources"] = std::move(sources);
+        stack["inlined"] = std::move(inlined);
+      }
+      stacks.push_back(std::move(stack));
     }
     out.push_back({{"name", wg.name},
                    {"title", wg.title},
@@ -153,7 +171,10 @@ class JsonRenderer final : public Renderer {
                 {"rounds", sum.rounds},
                 {"duration_s", sum.duration_s},
                 {"total_weight", sum.total_weight},
-                {"weight_unit", sum.weight_unit},
+                {"weight_unit", unit_name(sum)},
+                {"event", sum.event},
+                {"running_weight", sum.running_weight},
+                {"unknown_weight", sum.unknown_weight},
                 {"verdict", verdict(r)},
                 {"groups", groups(r)},
                 {"graph", graph(r)}};

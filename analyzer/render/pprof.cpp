@@ -94,7 +94,9 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
 
   auto* samples_type = p.add_sample_type();
   samples_type->set_type(str("samples"));
-  samples_type->set_unit(str(sum.weight_unit == "samples" ? "count" : sum.weight_unit));
+  samples_type->set_unit(str(sum.unit == WeightUnit::samples || sum.unit == WeightUnit::tasks
+                                 ? std::string("count")
+                                 : unit_name(sum)));
   const bool timed = sum.rounds > 0;
   if (timed) {
     auto* blocked = p.add_sample_type();

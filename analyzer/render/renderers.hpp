@@ -17,6 +17,19 @@ const Renderer& pprof_renderer();       // pprof.cpp: pprof's profile.proto, gzi
 const Renderer& dot_renderer();         // dot.cpp: the waits-on graph for Graphviz
 const Renderer& json_renderer();        // json.cpp: everything, for programs
 
+// unit_words.cpp: what the weights count, "tasks", "samples", "us", "ns", "cycles".
+std::string unit_name(WeightUnit unit, std::string_view event);
+std::string unit_name(const Summary& summary);
+// What the report's samples are of: blocked tasks, tasks on a CPU (a CPU profile, not a
+// hang), or not known (folded stacks of another tool).
+enum class Activity : uint8_t { blocked, on_cpu, unknown };
+Activity activity(const Summary& summary);
+// A weight of the report in words: "2855 blocked samples", "3 blocked tasks",
+// "2506 on-CPU samples", "48113 samples", "1203000 us off CPU", "9600000 ns on CPU".
+std::string weight_words(const Summary& summary, uint64_t weight);
+// The same for a weight of tasks known to be `of` that activity: "2 running tasks".
+std::string weight_words(const Summary& summary, uint64_t weight, Activity of);
+
 // task_label.cpp: a task as the reports name it, "comm (tid)".
 std::string task_label(const Capture& c, const TaskExample& t);
 

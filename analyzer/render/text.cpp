@@ -18,8 +18,13 @@ void sources(Out out, const Capture& c) {
     if (!s.host.empty()) fmt::format_to(out, " from {}", s.host);
     if (!s.kernel.empty()) fmt::format_to(out, ", kernel {}", s.kernel);
     if (s.timed) fmt::format_to(out, ", interval {:g} ms", s.interval_s * 1e3);
-    if (s.weight_unit != "samples" || s.format.starts_with("folded"))
-      fmt::format_to(out, ", counts in {}", s.weight_unit);
+    if (!s.event.empty()) fmt::format_to(out, ", event {}", s.event);
+    if (s.unit == WeightUnit::period)
+      fmt::format_to(out, ", counts in {} (each sample's period)", unit_name(s.unit, s.event));
+    else if (s.unit != WeightUnit::samples && s.unit != WeightUnit::tasks)
+      fmt::format_to(out, ", counts in {}", unit_name(s.unit, s.event));
+    else if (s.format.starts_with("folded"))
+      fmt::format_to(out, ", counts in samples");
     out = '\n';
     // Written by hangscope watch (docs/watch.md): what made it.
     if (auto t = s.header.find("watch_trigger"); t != s.header.end()) {
@@ -47,7 +52,7 @@ void table(Out out, const Report& r) {
   for (const GroupSummary& g : sum.groups)
     width = std::max(width, r.classification().groups[g.group].name.size());
   fmt::format_to(out, "{:<{}}  {:<10} {:>11} {:>7} {:>6}  {}\n", "WAIT GROUP", width, "SUBSYSTEM",
-                 sum.timed ? "AVG BLOCKED" : sum.weight_unit, "SHARE", "TASKS", "LONGEST");
+                 sum.timed ? "AVG BLOCKED" : unit_name(sum), "SHARE", "TASKS", "LONGEST");
   for (const GroupSummary& g : sum.groups) {
     const WaitGroup& wg = r.classification().groups[g.group];
     std::string amount =
@@ -60,9 +65,9 @@ void table(Out out, const Report& r) {
   }
 }
 
-// "1 sample", "2 samples"; other units ("us") are not plural.
-std::string_view unit(std::string_view u, uint64_t n) {
-  return n == 1 && u == "samples" ? std::string_view("sample") : u;
+// "1 sample", "2 samples", "1 task"; other units ("us") are not plural.
+std::string unit(const std::string& u, uint64_t n) {
+  return n == 1 && (u == "samples" || u == "tasks") ? u.substr(0, u.size() - 1) : u;
 }
 
 // "  -- user --", then each user frame with its module: "wait_on_mutex_in_foo (app)".
@@ -84,7 +89,7 @@ void top_stacks(Out out, const Report& r, const RenderOptions& opt) {
     const WaitGroup& wg = r.classification().groups[g.group];
     fmt::format_to(out, "\n{} — {}: waits for {}\n", wg.name, wg.title, wg.resource);
     for (const StackSummary& s : g.top_stacks) {
-      fmt::format_to(out, "  {} {} ({:.1f}%)", s.weight, unit(r.summary().weight_unit, s.weight),
+      fmt::format_to(out, "  {} {} ({:.1f}%)", s.weight, unit(unit_name(r.summary()), s.weight),
                      r.summary().total_weight ? 100.0 * s.weight / r.summary().total_weight : 0.0);
       if (!s.examples.empty()) {
         out = ' ';
@@ -99,10 +104,12 @@ void top_stacks(Out out, const Report& r, const RenderOptions& opt) {
       size_t user = 0;
       while (user < frames.size() && st.frame(frames[user]).kind != FrameKind::user) ++user;
       for (size_t i = 0; i < user && i < opt.max_frames; ++i) {
-        std::string_view mod = st.module(frames[i]);
-        const bool unreliable = st.frame(frames[i]).flags & kUnreliable;  // the kernel's "? "
-        fmt::format_to(out, "      {}{}{}{}{}\n", unreliable ? "? " : "", st.function(frames[i]),
-                       mod.empty() ? "" : " [", mod, mod.empty() ? "" : "]");
+        std::string_view mod = st.module(frames[i]), src = st.source(frames[i]);
+        const uint8_t flags = st.frame(frames[i]).flags;
+        // The kernel's "? " (unreliable), and what a decoded trace said: inlined, file:line.
+        fmt::format_to(out, "      {}{}{}{}{}{}{}{}\n", flags & kUnreliable ? "? " : "",
+                       st.function(frames[i]), mod.empty() ? "" : " [", mod, mod.empty() ? "" : "]",
+                       flags & kInlined ? " (inlined)" : "", src.empty() ? "" : "  ", src);
       }
       if (user > opt.max_frames) fmt::format_to(out, "      ... {} more\n", user - opt.max_frames);
       if (user < frames.size()) user_frames(out, st, frames.subspan(user), opt.max_frames);
@@ -187,35 +194,30 @@ void subsystems(Out out, const Report& r) {
 
 void chains(Out out, const Report& r) {
   const WaitGraph& g = r.graph();
-  if (g.chains.empty()) return;
+  bool any = false;
+  for (const Chain& c : g.chains) any = any || c.behind > 0;
+  if (!any) return;
+  const Summary& sum = r.summary();
   fmt::format_to(out, "\nwaits-on chains ({} behind each root):\n",
-                 g.timed ? "average blocked threads" : "blocked tasks");
+                 g.timed                             ? std::string("average blocked threads")
+                 : sum.unit == WeightUnit::tasks     ? std::string("blocked tasks")
+                 : sum.unit == WeightUnit::microseconds ? std::string("us off CPU")
+                                                     : unit_name(sum));
   for (size_t i = 0; i < g.chains.size() && i < 5; ++i) {
     const Chain& c = g.chains[i];
+    if (c.behind <= 0) continue;  // running tasks only: nobody waits
     fmt::format_to(out, "  {:>6}  {}\n", amount(g, c.behind), hangscope::chain_words(g, c));
   }
 }
 
 void warnings(Out out, const Capture& c) {
   bool first = true;
-  auto head = [&] {
-    if (first) fmt::format_to(out, "\nwarnings:\n");
-    first = false;
-  };
-  for (const SourceInfo& s : c.sources) {
-    if (s.truncated) {
-      head();
-      fmt::format_to(out,
-                     "  {}: capture was cut short (no end record); the report covers its "
-                     "complete rounds\n",
-                     s.path);
+  for (const SourceInfo& s : c.sources)
+    for (const std::string& w : input_warnings(s)) {
+      if (first) fmt::format_to(out, "\nwarnings:\n");
+      first = false;
+      fmt::format_to(out, "  {}\n", w);
     }
-    if (s.skipped_lines) {
-      head();
-      fmt::format_to(out, "  {}: skipped {} line{} not understood (first at {})\n", s.path,
-                     s.skipped_lines, s.skipped_lines == 1 ? "" : "s", s.first_skipped);
-    }
-  }
 }
 
 class TextRenderer final : public Renderer {
@@ -237,7 +239,7 @@ std::string TextRenderer::render(const Report& r, const RenderOptions& opt) cons
   fmt::format_to(out, "hangscope report: {} input{}", r.capture.sources.size(),
                  r.capture.sources.size() == 1 ? "" : "s");
   if (sum.timed) fmt::format_to(out, ", {} rounds over {:.2f} s", sum.rounds, sum.duration_s);
-  fmt::format_to(out, ", {} blocked {}\n", sum.total_weight, sum.weight_unit);
+  fmt::format_to(out, ", {}\n", weight_words(sum, sum.total_weight));
   sources(out, r.capture);
   if (sum.groups.empty()) {
     fmt::format_to(out, "\nno blocked tasks were seen\n");

@@ -9,17 +9,45 @@ namespace hangscope::render {
 
 namespace {
 
-std::string amount(const WaitGraph& g, double w) {
-  return g.timed ? fmt::format("{:.1f}", w) : fmt::format("{:.0f}", w);
+// What the verdict's numbers count: average blocked threads (inputs with rounds), tasks
+// (a dump), samples (a profile or folded stacks: no tasks to count), or time off CPU.
+struct Units {
+  bool timed = false;
+  WeightUnit unit = WeightUnit::samples;
+  bool blocked = true;  // the samples are known to be of blocked tasks
+};
+
+Units units_of(const Report& r) {
+  const Summary& s = r.summary();
+  return {r.graph().timed, s.unit, activity(s) == Activity::blocked};
 }
 
-// "3.2 blocked threads wait", "1 blocked task waits".
-std::string what(const WaitGraph& g, double total) {
-  if (g.timed) return "blocked threads wait";
-  return total == 1 ? "blocked task waits" : "blocked tasks wait";
+std::string amount(const Units& u, double w) {
+  if (u.timed) return fmt::format("{:.1f}", w);
+  if (u.unit == WeightUnit::microseconds) return fmt::format("{:.1f} s", w / 1e6);
+  return fmt::format("{:.0f}", w);
 }
 
-std::string part(const WaitGraph& g, const VerdictPart& p, bool with_holder) {
+// "3.2 blocked threads wait", "1 blocked task waits", "2506 samples of blocked tasks wait",
+// "12.1 s off CPU, waiting".
+std::string what(const Units& u, double total) {
+  if (u.timed) return "blocked threads wait";
+  const bool one = total == 1;
+  switch (u.unit) {
+    case WeightUnit::tasks:
+      if (!u.blocked) return one ? "task waits" : "tasks wait";
+      return one ? "blocked task waits" : "blocked tasks wait";
+    case WeightUnit::microseconds:
+      return "off CPU, waiting";
+    case WeightUnit::samples:
+    case WeightUnit::period:
+      break;
+  }
+  if (!u.blocked) return one ? "sample waits" : "samples wait";
+  return one ? "sample of a blocked task waits" : "samples of blocked tasks wait";
+}
+
+std::string part(const Units& g, const VerdictPart& p, bool with_holder) {
   std::string s = fmt::format("{} {}", amount(g, p.weight), p.phrase);
   if (with_holder && !p.holder.empty()) s += fmt::format(" ({})", p.holder);
   return s;
@@ -33,9 +61,9 @@ std::string joined(const std::vector<std::string>& parts, std::string_view last)
 }
 
 // Parts too small to print ("0.0 for ...") are summed into one "other" part.
-std::vector<std::string> parts_words(const WaitGraph& g, const std::vector<VerdictPart>& parts,
+std::vector<std::string> parts_words(const Units& g, const std::vector<VerdictPart>& parts,
                                      size_t max_parts, bool with_holder, std::string_view others) {
-  const double visible = g.timed ? 0.05 : 0.5;
+  const double visible = g.timed ? 0.05 : g.unit == WeightUnit::microseconds ? 5e4 : 0.5;
   std::vector<std::string> out;
   double rest = 0;
   size_t hidden = 0;
@@ -55,7 +83,7 @@ std::vector<std::string> parts_words(const WaitGraph& g, const std::vector<Verdi
   return out;
 }
 
-std::string finding_line(const WaitGraph& g, const Finding& f, size_t max_parts) {
+std::string finding_line(const Units& g, const Finding& f, size_t max_parts) {
   std::string line = fmt::format("{} {} on {}", amount(g, f.total), what(g, f.total), f.subject);
   std::vector<VerdictPart> waits = f.waits;
   for (VerdictPart& p : waits)
@@ -70,6 +98,32 @@ std::string finding_line(const WaitGraph& g, const Finding& f, size_t max_parts)
   return line;
 }
 
+// Running tasks wait for nothing (only spinning ones wait, on a CPU): a profile of them is
+// said to be one, with where their time went; never that they are blocked.
+std::vector<std::string> on_cpu_lines(const Report& r) {
+  const Summary& s = r.summary();
+  if (s.running_weight == 0) return {};
+  std::vector<std::string> where;
+  double rest = 0;
+  for (const GroupSummary& g : s.groups) {
+    if (g.running == 0) continue;
+    const double share = 100.0 * static_cast<double>(g.running) / static_cast<double>(s.running_weight);
+    if (where.size() < 4 && share >= 1) {
+      where.push_back(fmt::format("{:.0f}% {}", share, r.classification().groups[g.group].title));
+    } else {
+      rest += share;
+    }
+  }
+  if (rest >= 1) where.push_back(fmt::format("{:.0f}% elsewhere", rest));
+  std::string on = joined(where, ", ");
+  const std::string amount = weight_words(s, s.running_weight, Activity::on_cpu);
+  if (activity(s) == Activity::on_cpu)
+    return {fmt::format("an on-CPU profile of running tasks, not blocked ones: {}{}{}", amount,
+                        on.empty() ? "" : ": ", on)};
+  return {fmt::format("also on CPU (running, not blocked): {}{}{}", amount, on.empty() ? "" : ": ",
+                      on)};
+}
+
 }  // namespace
 
 }  // namespace hangscope::render
@@ -79,6 +133,7 @@ namespace hangscope {
 std::vector<std::string> verdict_lines(const Report& r) {
   using namespace render;
   const WaitGraph& g = r.graph();
+  const Units u = units_of(r);
   std::vector<std::string> lines;
   for (const Deadlock& d : g.deadlocks) {
     if (lines.size() == 3) break;
@@ -93,19 +148,22 @@ std::vector<std::string> verdict_lines(const Report& r) {
                                 joined(tasks, " and "), reasons, confidence_name(d.confidence),
                                 when));
   }
+  std::vector<std::string> on_cpu = on_cpu_lines(r);
+  if (activity(r.summary()) == Activity::on_cpu) return on_cpu;
   const auto& findings = g.verdict.findings;
   for (size_t i = 0; i < findings.size() && i < 4; ++i) {
     const Finding& f = findings[i];
     if (i == 0) {
-      lines.push_back(finding_line(g, f, 4));
+      lines.push_back(finding_line(u, f, 4));
       if (!f.then.empty())
         lines.push_back(fmt::format("  {} itself waits for {}", f.subject, f.then));
       if (f.assumed_one_fs)
         lines.push_back("  (one file system assumed: the device of some tasks was not recorded)");
     } else if (f.total >= 0.05 * findings[0].total) {
-      lines.push_back("also: " + finding_line(g, f, 2));
+      lines.push_back("also: " + finding_line(u, f, 2));
     }
   }
+  lines.insert(lines.end(), on_cpu.begin(), on_cpu.end());
   return lines;
 }
 

@@ -19,11 +19,19 @@ enum class FlameRoot : uint8_t {
   none,   // the stacks' outermost frames
   comm,   // the command name of the sampled task, then its stack
   group,  // the wait group, then the stack
+  // comm where every input's own tools show the command at the root (SourceInfo::
+  // command_root: perf script as stackcollapse-perf.pl folds it, bcc's folded stacks), so
+  // that hangscope's folded output and flamegraphs of them look like theirs; none for
+  // hangscope's captures and kernel dumps, whose stacks merge across commands.
+  automatic,
 };
 
 struct FlameTreeOptions {
   FlameRoot root = FlameRoot::none;
 };
+
+// The level automatic stands for on this capture: comm or none.
+FlameRoot resolved_root(FlameRoot root, const Capture& capture);
 
 // 24 bytes: a 100 MB input merges into a few million nodes.
 struct FlameNode {
@@ -41,7 +49,7 @@ struct FlameNode {
 // Siblings are in alphabetical order of their names.
 struct FlameTree {
   BulkVector<FlameNode> nodes;  // in huge pages once large (bulk_allocator.hpp)
-  FlameRoot root = FlameRoot::none;
+  FlameRoot root = FlameRoot::none;  // never automatic: what it stood for
   uint64_t rounds = 0;  // timed rounds: average blocked threads = timed_weight(i) / rounds
   uint16_t max_depth = 0;
 

@@ -14,6 +14,7 @@ struct FrameText {
   std::string_view module;    // "" for vmlinux
   FrameKind kind = FrameKind::kernel;
   uint8_t flags = 0;          // FrameFlag
+  std::string_view source;    // "kernel/locking/mutex.c:747" in decoded traces, else ""
 };
 
 // Parses "sym+0xoff/0xlen [mod]" (offset and module optional; an arm64 " (T)" unwind

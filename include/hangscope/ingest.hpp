@@ -71,10 +71,23 @@ class LineReader {
   uint64_t line_no_ = 0;
 };
 
+// What a reader keeps of its input, where the input leaves a choice.
+struct ReadOptions {
+  std::string format;  // a reader's name (--input-format), or "" to detect it
+  // Keep the frames a kernel's unwinder printed with "? " (stale return addresses it
+  // found on the stack). By default they are dropped from a trace that has reliable
+  // frames; a trace whose every frame is marked (no frame pointers) keeps them all.
+  bool keep_unreliable = false;
+  // perf script: the event whose samples count ("cycles", "sched:sched_switch"); empty
+  // for the first event of the file, as stackcollapse-perf.pl does.
+  std::string event;
+};
+
 // Appends what one input contributes to a Capture.
 class CaptureBuilder {
  public:
-  CaptureBuilder(Capture& capture, SourceInfo info);
+  CaptureBuilder(Capture& capture, SourceInfo info, const ReadOptions& options = {});
+  const ReadOptions& options() const { return options_; }
 
   uint16_t source() const { return source_; }
   SourceInfo& info() { return capture_.sources[source_]; }
@@ -89,8 +102,15 @@ class CaptureBuilder {
   void add_fact(WaitsOnFact f);
   // Returns the id of an equal context, adding it when new.
   uint32_t intern_context(const TaskContext& c);
-  // Counts a line that no rule of the reader understood.
-  void skip_line(const LineReader& in);
+  // Counts a line that no rule of the reader understood; `in_task` when it came inside a
+  // task's report (its header read, its stack not finished).
+  void skip_line(const LineReader& in, bool in_task = false);
+  // The same for an earlier line, by its number (a line held to see what follows it).
+  void skip_line_at(const LineReader& in, uint64_t line, bool in_task = false);
+  // Records a task whose stack could not be read, by the line of its header; the reader
+  // adds it as a sample with kNoStack.
+  void stackless_task(const LineReader& in, uint64_t header_line, std::string_view comm,
+                      int32_t tid);
   uint64_t samples_added() const { return samples_added_; }
 
  private:
@@ -111,6 +131,7 @@ class CaptureBuilder {
     }
   };
   Capture& capture_;
+  ReadOptions options_;
   uint16_t source_;
   absl::flat_hash_set<uint32_t, ContextIds, ContextIds> contexts_;
   uint64_t samples_added_ = 0;
@@ -134,10 +155,13 @@ class Reader {
 std::span<const Reader* const> readers();
 const Reader* find_reader(std::string_view name);
 
-// Reads one input (a path, or "-" for standard input) into `capture`. `format` names
-// a reader, or is empty to detect it. Throws InputError.
-void read_input(const std::string& path, std::string_view format, Capture& capture);
+// Reads one input (a path, or "-" for standard input) into `capture`. Throws InputError.
+void read_input(const std::string& path, const ReadOptions& options, Capture& capture);
 // The same for an input that is already open; `name` labels it in the report.
+void read_input(std::unique_ptr<ByteSource> src, const std::string& name,
+                const ReadOptions& options, Capture& capture);
+// With the default options: `format` names a reader, or is empty to detect it.
+void read_input(const std::string& path, std::string_view format, Capture& capture);
 void read_input(std::unique_ptr<ByteSource> src, const std::string& name, std::string_view format,
                 Capture& capture);
 

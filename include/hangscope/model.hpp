@@ -22,6 +22,15 @@ namespace hangscope {
 
 inline constexpr uint32_t kNoRound = std::numeric_limits<uint32_t>::max();
 
+// What a sample's weight counts.
+enum class WeightUnit : uint8_t {
+  tasks,         // one per task: a dump shows each task once (hung_task, sysrq, crash, /proc)
+  samples,       // samples taken: hangscope's rounds, perf samples, folded counts
+  microseconds,  // time off CPU: bcc's offcputime and offwaketime, perf --off-cpu
+  period,        // perf's sample periods: counts of SourceInfo::event (cycles,
+                 // instructions, faults), nanoseconds for cpu-clock and task-clock
+};
+
 // What one input file contributed, and what its header said about where it came from.
 struct SourceInfo {
   std::string path;           // as given on the command line ("-" for stdin)
@@ -33,10 +42,22 @@ struct SourceInfo {
   // samples of a group divided by the rounds is the group's average blocked threads.
   // Dumps (one snapshot, or counts from another tool) are compared by share only.
   bool timed = false;
-  std::string weight_unit = "samples";  // what TaskSample::weight counts
+  WeightUnit unit = WeightUnit::samples;  // what TaskSample::weight counts
+  std::string event;  // the perf event whose samples these are ("cycles"); "" for others
+  // The input's own tools show each stack under its command, as a root frame
+  // (stackcollapse-perf.pl on perf script, bcc's folded stacks): FlameRoot::automatic
+  // draws it so.
+  bool command_root = false;
   bool truncated = false;               // the input ended inside a round
   uint64_t skipped_lines = 0;           // lines no reader understood
   std::string first_skipped;            // "file:line" of the first of them
+  // The first of them inside a task's report (after its header): where reading a task
+  // broke, which says more than some other message before it.
+  std::string first_skipped_in_task;
+  // Tasks whose header was read but not their stack: samples with kNoStack and an empty
+  // stack, never dropped. "file:line: comm (tid)" of their headers, the first few.
+  uint64_t stackless_tasks = 0;
+  std::vector<std::string> stackless;
   std::map<std::string, std::string> header;  // every header field, verbatim
 };
 
@@ -103,13 +124,21 @@ struct TaskSample {
   int32_t pid = 0;            // thread-group id (0 when unknown)
   int32_t tid = 0;
   StrId comm = 0;
-  char state = '?';           // as in /proc/<pid>/stat: D, S, R, ...
+  // As in /proc/<pid>/stat: D, S, R, ...; '?' where the input does not say. R is a task on
+  // a CPU or runnable (see running()), never a blocked one.
+  char state = '?';
   uint8_t flags = 0;          // TaskFlags
   uint16_t source = 0;        // index into Capture::sources
   uint32_t blocked_s = 0;     // known blocked time in seconds (hung_task), 0 unknown
   uint64_t weight = 1;        // samples, or the count / microseconds of a folded line
   uint32_t context = 0;       // index into Capture::contexts
 };
+
+// A sample of a task that was running, on a CPU or runnable, rather than blocked: an
+// on-CPU profile's samples (perf cycles, cpu-clock), the tasks crash shows on the CPUs,
+// the sampler's on-CPU stacks. They are never counted as blocked tasks; a running task
+// may still hold what blocked ones wait for.
+inline bool running(const TaskSample& s) { return s.state == 'R'; }
 
 // An explicit statement by the kernel that one task waits for another, such as
 // "INFO: task A:1 is blocked on a mutex likely owned by task B:2".

@@ -71,4 +71,8 @@ const Renderer* find_renderer(std::string_view name);
 // ("vfs:rename-lock@loop0 (11.23) -> ... -> block device loop0").
 std::string chain_words(const WaitGraph& g, const Chain& c, size_t from = 0);
 
+// What was odd about an input (a cut capture, skipped lines, tasks without a stack, perf
+// samples of other events left out), one line each, "path: ...".
+std::vector<std::string> input_warnings(const SourceInfo& source);
+
 }  // namespace hangscope

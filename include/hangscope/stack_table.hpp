@@ -23,6 +23,10 @@ enum class FrameKind : uint8_t { kernel, user };
 enum FrameFlag : uint8_t {
   kUnreliable = 1 << 0,  // printed with "? " by the kernel's unwinder
   kViaFramePointer = 1 << 1,  // a user frame found by frame pointer: no unwind table
+  // A call the compiler inlined, as decoded traces list it ("__mutex_lock_common
+  // kernel/locking/mutex.c:679 [inline]"): no address of its own, it ran inside the
+  // next frame out.
+  kInlined = 1 << 2,
 };
 
 struct Frame {
@@ -30,10 +34,14 @@ struct Frame {
   StrId module = 0;    // "" for vmlinux, else the module or object name
   FrameKind kind = FrameKind::kernel;
   uint8_t flags = 0;
+  // Where in the source, when the trace was decoded (addr2line, syzbot,
+  // decode_stacktrace.sh): "kernel/locking/mutex.c:747"; "" when not given. Two calls
+  // from one function at different lines are different frames.
+  StrId source = 0;
   bool operator==(const Frame&) const = default;
   template <typename H>
   friend H AbslHashValue(H h, const Frame& f) {
-    return H::combine(std::move(h), f.function, f.module, f.kind, f.flags);
+    return H::combine(std::move(h), f.function, f.module, f.kind, f.flags, f.source);
   }
 };
 
@@ -43,13 +51,15 @@ class StackTable {
 
   FrameId intern_frame(const Frame& f);
   FrameId intern_frame(std::string_view function, std::string_view module = {},
-                       FrameKind kind = FrameKind::kernel, uint8_t flags = 0);
+                       FrameKind kind = FrameKind::kernel, uint8_t flags = 0,
+                       std::string_view source = {});
   // Frames are leaf first: index 0 is the innermost frame, as the kernel prints them.
   StackId intern_stack(std::span<const FrameId> leaf_first);
 
   const Frame& frame(FrameId id) const { return frames_[id]; }
   std::string_view function(FrameId id) const { return strings_.get(frames_[id].function); }
   std::string_view module(FrameId id) const { return strings_.get(frames_[id].module); }
+  std::string_view source(FrameId id) const { return strings_.get(frames_[id].source); }
   std::span<const FrameId> stack(StackId id) const { return {stacks_[id].data, stacks_[id].size}; }
   size_t frame_count() const { return frames_.size(); }
   size_t stack_count() const { return stacks_.size(); }

@@ -26,6 +26,7 @@ struct StackSummary {
 struct GroupSummary {
   uint32_t group = 0;           // index into Classification::groups
   uint64_t weight = 0;          // samples (or the inputs' weight unit)
+  uint64_t running = 0;         // of it, the weight of running tasks (on-CPU samples)
   double avg_blocked = 0;       // weight of timed samples / timed rounds
   double share = 0;             // of all weight, 0..1
   uint32_t tasks = 0;           // distinct threads
@@ -44,7 +45,14 @@ struct Summary {
   uint64_t rounds = 0;          // timed rounds (0 when no input had rounds)
   double duration_s = 0;        // summed over the timed inputs
   bool timed = false;           // average blocked threads are meaningful
-  std::string weight_unit = "samples";
+  // What the weights count: the inputs' unit where they agree (else samples), and the
+  // perf event of a profile.
+  WeightUnit unit = WeightUnit::samples;
+  std::string event;
+  // Of total_weight: running tasks (on-CPU samples), and tasks whose state is not known
+  // (folded stacks); the rest were blocked.
+  uint64_t running_weight = 0;
+  uint64_t unknown_weight = 0;
   std::vector<GroupSummary> groups;  // heaviest first
   // Every distinct stack that was sampled and its total weight (for folded output).
   std::vector<std::pair<StackId, uint64_t>> stack_weights;

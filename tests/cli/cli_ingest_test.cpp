@@ -62,3 +62,36 @@ TEST(CliIngest, InputFormatListsEveryReader) {
   ASSERT_EQ(f.status, 0) << f.err;
   EXPECT_NE(f.out.find("__x64_sys_rename;do_renameat2 "), std::string::npos) << f.out;
 }
+
+TEST(CliIngest, UnreliableFramesLeaveFoldedOutputUnlessKept) {
+  const std::string f = kFixtures + "/kernel-log/hung-task-4.4-unreliable-frames.written.log";
+  RunResult d = run({kBin, "report", "-f", "folded", f});
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_EQ(d.out.find("__sched_text_start"), std::string::npos) << d.out;
+  EXPECT_NE(d.out.find("call_rwsem_down_write_failed;rwsem_down_write_failed;schedule 1\n"),
+            std::string::npos)
+      << d.out;
+  RunResult k = run({kBin, "report", "-f", "folded", "--keep-unreliable", f});
+  ASSERT_EQ(k.status, 0) << k.err;
+  EXPECT_NE(k.out.find(";__sched_text_start;"), std::string::npos) << k.out;
+}
+
+TEST(CliIngest, PerfFoldedHasTheCommandAtTheRootAndNamesItsEvent) {
+  const std::string f = kFixtures + "/perf/perf-5.15-two-events-java.written.txt";
+  RunResult d = run({kBin, "report", "-f", "folded", f});
+  ASSERT_EQ(d.status, 0) << d.err;
+  EXPECT_TRUE(d.out.starts_with("java;start_thread;")) << d.out;
+  // The other event's samples are said to be left out, on standard error with -f folded.
+  EXPECT_EQ(d.err, "hangscope: warning: " + f +
+                       ": counted the samples of cycles only (--event NAME counts another); left "
+                       "out 1 instructions\n");
+  RunResult i = run({kBin, "report", "-f", "folded", "--event", "instructions", "--root", "none", f});
+  ASSERT_EQ(i.status, 0) << i.err;
+  EXPECT_TRUE(i.out.starts_with("start_thread;")) << i.out;
+  EXPECT_TRUE(i.out.ends_with(" 310000\n")) << i.out;
+  RunResult t = run({kBin, "report", f});
+  EXPECT_NE(t.out.find(": perf-script, event cycles, counts in cycles (each sample's period)\n"),
+            std::string::npos)
+      << t.out;
+  EXPECT_NE(t.out.find("an on-CPU profile of running tasks"), std::string::npos) << t.out;
+}

@@ -58,6 +58,7 @@ TEST(CrashReader, Crash8WideHeadersBtAExceptionFrames) {
   const TaskSample* idle = by_tid(c, 0);
   ASSERT_NE(idle, nullptr);
   EXPECT_EQ(names(c, idle->stack).size(), 10u);  // across the NMI exception frame
+  EXPECT_EQ(idle->state, 'R');                   // "bt -a": on its CPU, idle
   EXPECT_EQ(by_tid(c, 28463)->state, 'D');       // from "foreach UN bt"
   EXPECT_EQ(by_tid(c, 28463)->blocked_s, 12u);
   EXPECT_EQ(by_tid(c, 28469)->state, 'R');  // ps -m says it runs: no blocked time
@@ -68,7 +69,8 @@ TEST(CrashReader, Crash8WideHeadersBtAExceptionFrames) {
 TEST(PerfScriptReader, RealOnCpuSamplesWithSpinlockContention) {
   Capture c = read("perf/storm-6.18-perf-6.1-cpu-clock.txt.zst");
   EXPECT_EQ(c.sources[0].format, "perf-script");
-  EXPECT_EQ(c.sources[0].weight_unit, "samples");
+  EXPECT_EQ(c.sources[0].unit, WeightUnit::period);  // nanoseconds of cpu-clock
+  EXPECT_EQ(c.sources[0].event, "cpu-clock");
   EXPECT_GT(c.samples.size(), 1000u);
   EXPECT_EQ(c.sources[0].skipped_lines, 0u);
   size_t spin = 0, user = 0;
@@ -92,16 +94,17 @@ TEST(PerfScriptReader, SchedSwitchKeepsTheSwitchesOutInDState) {
 
 TEST(PerfScriptReader, OffCpuSamplesAreWeightedInMicroseconds) {
   Capture c = read("perf/storm-6.6-perf-6.6-off-cpu.written.txt");
-  EXPECT_EQ(c.sources[0].weight_unit, "us");
+  EXPECT_EQ(c.sources[0].unit, WeightUnit::microseconds);
   ASSERT_EQ(c.samples.size(), 3u);
   EXPECT_EQ(c.samples[0].weight, 2871244u);
   EXPECT_EQ(c.samples[0].tid, 28469);
   EXPECT_EQ(c.stacks.frame(c.stacks.stack(c.samples[0].stack)[0]).kind, FrameKind::user);
   EXPECT_EQ(c.stacks.module(c.stacks.stack(c.samples[0].stack)[0]), "libc.so.6");
-  EXPECT_EQ(c.sources[0].header.at("perf.on_cpu_samples_left_out"), "1");
+  EXPECT_EQ(c.sources[0].header.at("perf.samples_left_out"), "1 cpu-clock");
 }
 
-// Each group's samples in a perf profile, by the built-in rules.
+// Each group's weight in a perf profile, by the built-in rules: the samples' periods, ns of
+// cpu-clock (2004008 a sample in the storm's recording, 1001001 in the spinner's).
 std::map<std::string, uint64_t> group_samples(const Capture& c) {
   Classification cls = classify(c.stacks, builtin_rules());
   std::map<std::string, uint64_t> n;
@@ -113,9 +116,9 @@ TEST(PerfScriptReader, LocksSpunOnAreNamedByTheLockTheirUserTakes) {
   // 6.18: j_state_lock read in start_this_handle, inode hash and list locks of the storm
   std::map<std::string, uint64_t> storm =
       group_samples(read("perf/storm-6.18-perf-6.1-cpu-clock.txt.zst"));
-  EXPECT_EQ(storm["jbd2:state-lock"], 2u);
-  EXPECT_EQ(storm["spin:insert_inode_locked"], 2u);
-  EXPECT_EQ(storm["spin:evict"], 2u);
+  EXPECT_EQ(storm["jbd2:state-lock"], 2u * 2004008);
+  EXPECT_EQ(storm["spin:insert_inode_locked"], 2u * 2004008);
+  EXPECT_EQ(storm["spin:evict"], 2u * 2004008);
   // Optimistic spins on a running owner: every one of the mappers' is mmap_lock's (one
   // through the guest's vcpu_is_preempted), the pipe writer's is named by its user.
   Capture spin = read("perf/spin-6.18-perf-6.1-cpu-clock.txt.zst");
@@ -128,11 +131,11 @@ TEST(PerfScriptReader, LocksSpunOnAreNamedByTheLockTheirUserTakes) {
         break;
       }
     }
-  EXPECT_EQ(spinning, 7u);
+  EXPECT_EQ(spinning, 7u * 1001001);
   std::map<std::string, uint64_t> groups = group_samples(spin);
-  EXPECT_EQ(groups["spin:anon_pipe_write"], 1u);
+  EXPECT_EQ(groups["spin:anon_pipe_write"], 1u * 1001001);
   EXPECT_EQ(groups.count("spin:__vm_munmap"), 0u);
-  EXPECT_EQ(groups["mm:mmap-lock"], 32u);  // 6 spinning, the rest in their faults' fast path
+  EXPECT_EQ(groups["mm:mmap-lock"], 32u * 1001001);  // 6 spinning, the rest in their faults' fast path
 }
 
 TEST(PerfScriptReader, PidTidHeaderAndModules) {
@@ -151,7 +154,7 @@ TEST(PerfScriptReader, PidTidHeaderAndModules) {
 TEST(FoldedReader, RoundTripsOurOwnFoldedOutput) {
   Capture c = read("folded/storm-6.18-hangscope.folded");
   EXPECT_EQ(c.sources[0].format, "folded");
-  EXPECT_EQ(c.sources[0].weight_unit, "samples");
+  EXPECT_EQ(c.sources[0].unit, WeightUnit::samples);
   EXPECT_EQ(c.total_weight(), 2855u);
   // Root first in the file, leaf first in the model.
   EXPECT_EQ(names(c, c.samples[0].stack),
@@ -167,7 +170,8 @@ TEST(FoldedReader, StackcollapsePerfOutput) {
 
 TEST(FoldedReader, BccOffcputimeIsMicrosecondsWithCommAndKinds) {
   Capture c = read("folded/bcc-0.26-offcputime-f-d.written.folded");
-  EXPECT_EQ(c.sources[0].weight_unit, "us");
+  EXPECT_EQ(c.sources[0].unit, WeightUnit::microseconds);
+  EXPECT_TRUE(c.sources[0].command_root);
   ASSERT_EQ(c.samples.size(), 5u);
   EXPECT_EQ(c.strings().get(c.samples[0].comm), "storm-w4");
   auto f = c.stacks.stack(c.samples[0].stack);
@@ -190,7 +194,7 @@ TEST(FoldedReader, OffwaketimeTargetIsTheSampleWakerIsAFact) {
 
 TEST(FoldedReader, ForcedMicrosecondsAndBadLinesCounted) {
   Capture c = read_text("a;b 10\nnot a folded line\na;c 5\n", "x.folded", "folded-us");
-  EXPECT_EQ(c.sources[0].weight_unit, "us");
+  EXPECT_EQ(c.sources[0].unit, WeightUnit::microseconds);
   EXPECT_EQ(c.total_weight(), 15u);
   EXPECT_EQ(c.sources[0].skipped_lines, 1u);
   EXPECT_EQ(c.sources[0].first_skipped, "x.folded:2");
@@ -299,4 +303,18 @@ TEST(PerfScriptReader, SamplesOfOneTaskAndStackAddUp) {
   EXPECT_EQ(c.samples[1].tid, 813);
   EXPECT_EQ(c.samples[1].weight, 1u);
   EXPECT_EQ(c.samples[0].stack, c.samples[1].stack);
+}
+
+TEST(CrashReader, TasksOnTheCpusAreRunningNotBlocked) {
+  // A foreach bt without its prompt: the idle task and a kworker caught on their CPUs by
+  // the dump's NMI, two tasks asleep in jbd2.
+  Capture c = read("crash/crash-7.2-foreach-bt-cpus.written.txt");
+  ASSERT_EQ(c.samples.size(), 4u);
+  EXPECT_EQ(by_tid(c, 0)->state, 'R');     // swapper/0, idle in native_safe_halt
+  EXPECT_EQ(by_tid(c, 1482)->state, 'R');  // exception RIP: native_queued_spin_lock_slowpath
+  EXPECT_EQ(by_tid(c, 3121)->state, '?');  // asleep: crash does not say more without ps
+  EXPECT_EQ(by_tid(c, 22274)->state, '?');
+  Classification cls = classify(c.stacks, builtin_rules());
+  EXPECT_EQ(cls.groups[cls.group(by_tid(c, 0)->stack)].name, "idle:native_safe_halt");
+  EXPECT_EQ(cls.groups[cls.group(by_tid(c, 1482)->stack)].name, "spin:vmstat_update");
 }

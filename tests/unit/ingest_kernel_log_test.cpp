@@ -122,11 +122,21 @@ TEST(KernelLogReader, RealHungTaskReportsWithBlockerLines) {
   EXPECT_NE(std::find(h.begin(), h.end(), "handle_userfault"), h.end());
   EXPECT_NE(std::find(h.begin(), h.end(), "anon_pipe_write"), h.end());
   EXPECT_EQ(by_tid(c, 27057)->blocked_s, 99u);
-  // "? " frames are kept, marked unreliable.
-  bool unreliable = false;
+  // "? " frames are left out of traces that have reliable frames; kept, and marked, when
+  // the reader is asked to keep them.
   for (FrameId f : c.stacks.stack(waiter->stack))
-    unreliable |= (c.stacks.frame(f).flags & kUnreliable) != 0;
-  EXPECT_TRUE(unreliable);
+    EXPECT_FALSE(c.stacks.frame(f).flags & kUnreliable) << c.stacks.function(f);
+  Capture kept;
+  ReadOptions keep;
+  keep.keep_unreliable = true;
+  read_input(kDir + "hung-task-6.18-uffd.dmesg.log", keep, kept);
+  size_t unreliable = 0, all = 0;
+  for (FrameId f : kept.stacks.stack(by_tid(kept, 28397)->stack)) {
+    unreliable += (kept.stacks.frame(f).flags & kUnreliable) != 0;
+    ++all;
+  }
+  EXPECT_GT(unreliable, 0u);
+  EXPECT_EQ(all, w.size() + unreliable);
 
   ASSERT_EQ(c.facts.size(), 2u);  // repeated blocker lines are one fact each
   EXPECT_EQ(c.facts[0].waiter_tid, 28397);

@@ -183,7 +183,7 @@ TEST(LockdepFacts, RenamePileUpOn612) {
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(names(c, r->stack),
             (std::vector<std::string>{"__schedule", "schedule", "rwsem_down_write_slowpath",
-                                      "lock_acquire", "down_write_nested", "lock_rename",
+                                      "down_write_nested", "lock_rename",
                                       "do_renameat2", "__x64_sys_rename", "do_syscall_64",
                                       "entry_SYSCALL_64_after_hwframe"}));
   // The three renamers wait for the writer's directory lock; nobody waits for the locks

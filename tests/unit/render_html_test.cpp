@@ -88,7 +88,7 @@ TEST(HtmlReport, DumpWithoutRoundsLeavesTimelineOutAndSaysWhy) {
   std::string html = html_of("proc-stack/lkml-6.12-overlayfs-jbd2.txt");
   EXPECT_NE(html.find("No timeline: no input has rounds"), std::string::npos);
   EXPECT_EQ(html.find("class=\"hs-timeline\""), std::string::npos);
-  EXPECT_NE(html.find("3 blocked samples in 3 wait groups"), std::string::npos)
+  EXPECT_NE(html.find("3 tasks in 3 wait groups"), std::string::npos)
       << html.substr(0, 2000);
   EXPECT_NE(html.find("class=\"hs-flame\""), std::string::npos);
 }

@@ -163,9 +163,9 @@ TEST(MixedStacks, FoldedWritesUserFramesFromTheRootThenAnnotatedKernelFrames) {
       {"[<0>] jbd2_log_wait_commit+0x1/0x2", "[<0>] do_fsync+0x1/0x2"},
   });
   EXPECT_EQ(folded(c),
+            "do_fsync;jbd2_log_wait_commit 1\n"
             "start_thread;wait_on_mutex_in_foo;pthread_mutex_lock;__lll_lock_wait;"
-            "__x64_sys_futex_[k];futex_wait_queue_[k] 1\n"
-            "do_fsync;jbd2_log_wait_commit 1\n");
+            "__x64_sys_futex_[k];futex_wait_queue_[k] 1\n");
 }
 
 TEST(MixedStacks, FoldedOutputReadsBackWithItsKinds) {

@@ -1,0 +1,37 @@
+// What was odd about an input, in words, once for every output that says it: the text
+// and HTML reports' warnings, and the command line's standard error when the output is a
+// picture or an export (folded stacks piped to flamegraph.pl must not hide a skipped line).
+#include <fmt/format.h>
+
+#include "hangscope/render.hpp"
+
+namespace hangscope {
+
+std::vector<std::string> input_warnings(const SourceInfo& s) {
+  std::vector<std::string> out;
+  if (s.truncated)
+    out.push_back(fmt::format(
+        "{}: capture was cut short (no end record); the report covers its complete rounds", s.path));
+  if (s.skipped_lines) {
+    std::string w = fmt::format("{}: skipped {} line{} not understood (first at {}", s.path,
+                                s.skipped_lines, s.skipped_lines == 1 ? "" : "s", s.first_skipped);
+    if (!s.first_skipped_in_task.empty() && s.first_skipped_in_task != s.first_skipped)
+      w += fmt::format("; first inside a task's report at {}", s.first_skipped_in_task);
+    out.push_back(w + ")");
+  }
+  if (s.stackless_tasks) {
+    std::string w = fmt::format("{}: {} task{} whose stack could not be read, in other:(no stack):",
+                                s.path, s.stackless_tasks, s.stackless_tasks == 1 ? "" : "s");
+    for (size_t i = 0; i < s.stackless.size(); ++i) w += fmt::format("{} {}", i ? "," : "", s.stackless[i]);
+    if (s.stackless_tasks > s.stackless.size())
+      w += fmt::format(" and {} more", s.stackless_tasks - s.stackless.size());
+    out.push_back(w);
+  }
+  if (auto it = s.header.find("perf.samples_left_out"); it != s.header.end())
+    out.push_back(fmt::format("{}: counted the samples of {} only (--event NAME counts another); "
+                              "left out {}",
+                              s.path, s.event, it->second));
+  return out;
+}
+
+}  // namespace hangscope
