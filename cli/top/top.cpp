@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 #include <langinfo.h>
 #include <sys/ioctl.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -44,12 +43,6 @@ void install_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
-double cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
 double wall_seconds() {
   timespec t{};
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -85,7 +78,7 @@ class Frames {
 
   SamplerResult run(const std::atomic<bool>& stop, const std::function<void(TopFrame)>& frame,
                     const std::function<void()>& between = {}) {
-    double cpu = cpu_seconds(), wall = wall_seconds();
+    double cpu = process_cpu_seconds(), wall = wall_seconds();
     return engine_.run(stop, [&](const RoundStats&) {
       const RoundWindow& w = engine_.window();
       model_.add_round(w);
@@ -95,7 +88,7 @@ class Frames {
       last_ns_ = t;
       ++frames_;
       TopFrame f = model_.frame(w);
-      const double c = cpu_seconds(), now = wall_seconds();
+      const double c = process_cpu_seconds(), now = wall_seconds();
       f.status.rounds = engine_.rounds();
       f.status.late_rounds = engine_.late_rounds();
       f.status.cpu_percent = now > wall ? (c - cpu) / (now - wall) * 100 : 0;
