@@ -1,5 +1,7 @@
 #include "hangscope/capture_format.hpp"
 
+#include <charconv>
+
 namespace hangscope::capture_format {
 
 std::string escape(std::string_view raw) {
@@ -60,6 +62,45 @@ std::string unescape(std::string_view in) {
     }
   }
   return out;
+}
+
+namespace {
+
+constexpr std::string_view kFuseKey = "fuse.";
+
+template <typename T>
+bool whole(std::string_view s, T& out) {
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
+  return ec == std::errc() && end == s.data() + s.size() && !s.empty();
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> fuse_daemon_field(const FuseDaemonField& d) {
+  std::string mount;
+  for (char c : escape(d.mount_point)) {
+    if (c == ' ')
+      mount += "\\x20";
+    else if (c == ',')
+      mount += "\\x2c";
+    else if (c == '=')
+      mount += "\\x3d";
+    else
+      mount += c;
+  }
+  return {std::string(kFuseKey) + std::to_string(d.connection),
+          std::to_string(d.pid) + "," + mount};
+}
+
+bool parse_fuse_daemon_field(std::string_view key, std::string_view value, FuseDaemonField& out) {
+  if (key.starts_with("end.")) key.remove_prefix(4);
+  if (!key.starts_with(kFuseKey) || !whole(key.substr(kFuseKey.size()), out.connection))
+    return false;
+  const size_t comma = value.find(',');
+  if (comma == std::string_view::npos || !whole(value.substr(0, comma), out.pid) || out.pid <= 0)
+    return false;
+  out.mount_point = unescape(value.substr(comma + 1));
+  return !out.mount_point.empty();
 }
 
 }  // namespace hangscope::capture_format

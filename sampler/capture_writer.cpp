@@ -108,6 +108,7 @@ void CaptureWriter::task(const TaskRecord& t) {
   if (t.kernel_thread) flags += 'k';
   if (t.watched) flags += 'w';
   if (t.no_stack) flags += 'n';
+  if (t.fuse_daemon) flags += 'f';
   if (flags.empty()) flags = "-";
   auto out = std::back_inserter(buf_);
   fmt::format_to(out, "{} {} {} {} {} {} {} {} ", cf::kTask, t.time_ns, t.pid, t.tid, t.state,
@@ -144,9 +145,11 @@ void CaptureWriter::end_round(uint32_t index, const RoundEnd& e) {
   flush();
 }
 
-void CaptureWriter::finish(uint64_t rounds, int64_t duration_ns, const Counters& counters) {
+void CaptureWriter::finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,
+                           const TextFields& fields) {
   fmt::format_to(std::back_inserter(buf_), "{} {} {}", cf::kEnd, rounds, duration_ns);
   for (const auto& [k, v] : counters) fmt::format_to(std::back_inserter(buf_), " {}={}", k, v);
+  for (const auto& [k, v] : fields) fmt::format_to(std::back_inserter(buf_), " {}={}", k, v);
   buf_ += '\n';
   flush();
 }

@@ -109,7 +109,7 @@ std::string block_device_name(unsigned major, unsigned minor, const std::string&
 
 FileLocation locate_mount(const std::vector<MountEntry>& mounts, const MountEntry& start,
                           const std::string& sys_root) {
-  FileLocation loc{start.fstype, {}};
+  FileLocation loc{start.fstype, {}, start.mount_point, start.major, start.minor};
   const MountEntry* m = &start;
   for (int depth = 0; m && depth < 8; ++depth) {  // overlays may stack
     if (m->major != 0) {

@@ -37,6 +37,10 @@ std::string mount_option(std::string_view options, std::string_view key);
 struct FileLocation {
   std::string fstype;
   std::string device;  // block device name, "" when the file system has none
+  // Its mount: where it is mounted, and the device number of its files (a FUSE mount's
+  // names its connection).
+  std::string mount_point;
+  unsigned major = 0, minor = 0;
 };
 
 // Resolves a mount's device among `mounts` (one mount namespace): a block device by

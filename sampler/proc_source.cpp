@@ -42,6 +42,8 @@ void ProcSource::read(RoundTable& round) {
   const int64_t begin = round.begin_ns();
   const bool recheck = begin - last_rescan_ >= timings_.rescan_ns;
   if (recheck) last_rescan_ = begin;
+  // The FUSE daemons of mounts with waiters are looked at even where -p leaves them out.
+  for (int pid : round.fuse_daemons()) table_->add_process(pid);
   table_->refresh(recheck);
   // Sleeping threads: their wait channels are read at a lower rate (s_interval).
   const bool s_scan =
@@ -119,7 +121,10 @@ void ProcSource::look(ProcEntry& p, ThreadEntry& t, RoundTable& round, bool s_sc
                               .s_wait_look = s_scan});
   t.backoff = decision.backoff;
   t.wchan_read = decision.wchan_read;
-  if (!decision.read_stat) {
+  // The threads of the daemon of a FUSE mount with waiters are recorded every round
+  // whatever their state and the filters (fuse_watch.hpp).
+  const bool daemon = round.fuse_daemon(p.pid);
+  if (!decision.read_stat && !daemon) {
     ++stat_skipped_;
     return;
   }
@@ -148,7 +153,7 @@ void ProcSource::look(ProcEntry& p, ThreadEntry& t, RoundTable& round, bool s_sc
   if (state == 'D') ++round.counts().uninterruptible;
   bool watched = false;
   std::string wchan;
-  if (!selected(state)) {
+  if (!daemon && !selected(state)) {
     // Sleeping tasks: their wait channel is read at a lower rate, and every round for
     // those found in a wait on the list. One that has not run since its wait channel
     // was read is still in the same wait.
@@ -186,7 +191,7 @@ void ProcSource::look(ProcEntry& p, ThreadEntry& t, RoundTable& round, bool s_sc
       t.comm = std::string(st->comm);
       t.comm_selected = std::regex_search(t.comm, *comm_re_);
     }
-    if (!t.comm_selected) return;
+    if (!t.comm_selected && !daemon) return;
   }
   RoundTask task;
   task.pid = p.pid;
@@ -196,6 +201,7 @@ void ProcSource::look(ProcEntry& p, ThreadEntry& t, RoundTable& round, bool s_sc
   task.ppid = st->ppid;
   task.kernel_thread = (st->flags & kPfKthread) != 0;
   task.watched = watched;
+  task.fuse_daemon = daemon;
   task.seen_ns = monotonic_ns();
   task.wchan = std::move(wchan);
   bool unchanged = seen == Schedstat::unchanged;
@@ -276,8 +282,9 @@ void ProcSource::settle_stuck(RoundTable& round, RoundTask& task, ThreadEntry& t
       return;
     }
     // The filters the scan could not apply without its stat line.
-    task.dropped = (!selected(status->state) && !(status->state == 'S' && t.watched)) ||
-                   (comm_re_ && !std::regex_search(status->name, *comm_re_));
+    task.dropped = !round.fuse_daemon(task.pid) &&
+                   ((!selected(status->state) && !(status->state == 'S' && t.watched)) ||
+                    (comm_re_ && !std::regex_search(status->name, *comm_re_)));
     task.state = status->state;
     task.comm = status->name;
     task.ppid = status->ppid;
@@ -287,7 +294,8 @@ void ProcSource::settle_stuck(RoundTable& round, RoundTask& task, ThreadEntry& t
   } else {
     if (outcome == ReaderPool::Outcome::timed_out)
       t.pending = ReaderPool::finished_flag(task.ticket);
-    if (comm_re_ && !t.comm_selected) task.dropped = true;  // not known now: as at the last look
+    if (comm_re_ && !t.comm_selected && !round.fuse_daemon(task.pid))
+      task.dropped = true;  // not known now: as at the last look
   }
 }
 

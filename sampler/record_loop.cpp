@@ -14,6 +14,9 @@ namespace hangscope::sampler {
 
 namespace {
 
+// How long the end of a recording waits for a look for FUSE daemons still running.
+constexpr int64_t kFuseAnswerWaitNs = 2'000'000'000;
+
 template <typename T>
 std::string joined(const std::vector<T>& v, char sep) {
   std::string s;
@@ -62,7 +65,9 @@ void RecordLoop::begin() {
     users_ = std::make_unique<UserStackCoordinator>(
         opt_.proc_root, *readers_, opt_.stop_for_user_stacks, opt_.stacks, timings_.user_budget_ns);
   pressure_ = std::make_unique<PressureReader>(opt_.proc_root);
+  fuse_ = std::make_unique<FuseWatch>(opt_.proc_root);
   table_.emplace(*readers_, users_.get());
+  table_->set_fuse_daemons(&fuse_->recorded());
   CaptureHeader h = header();
   for (auto& source : sources_) source->prepare(h);
   sink_.header(h);
@@ -96,6 +101,9 @@ RoundStats RecordLoop::round(bool late) {
   stacks_.clear();
   for (RoundTask& task : table.tasks()) record(task, stats);
   stats.stacks.assign(stacks_.begin(), stacks_.end());
+  // The daemons of the FUSE mounts the round's tasks wait on: recorded from the next
+  // round (whatever the source).
+  fuse_->end_round(monotonic_ns());
 
   RoundEnd e;
   e.threads = stats.threads;
@@ -120,8 +128,11 @@ RoundStats RecordLoop::round(bool late) {
 
 void RecordLoop::record(RoundTask& task, RoundStats& stats) {
   if (task.dropped) return;
-  if (!opt_.cgroup_prefix.empty() && !task.cgroup.starts_with(opt_.cgroup_prefix)) return;
+  if (!opt_.cgroup_prefix.empty() && !task.cgroup.starts_with(opt_.cgroup_prefix) &&
+      !task.fuse_daemon)
+    return;
   TaskDetails* d = task.details.get();
+  if (d) fuse_->waiter(d->location, d->wchan);
   const bool kernel_stack = d && d->stack_error == 0 && !d->stack.empty();
   // User frames follow a kernel stack that was read (--user-stacks).
   if (users_ && opt_.stacks && kernel_stack) users_->add_frames(task, *d);
@@ -148,7 +159,12 @@ SamplerResult RecordLoop::end() {
                   {"abandoned_reads", r.abandoned_reads},
                   {"fd_fallbacks", r.fd_fallbacks}};
   footer.insert(footer.end(), own.begin(), own.end());
-  sink_.finish(r.rounds, r.duration_ns, footer);
+  TextFields fields;
+  if (fuse_) {
+    fuse_->finish(monotonic_ns(), kFuseAnswerWaitNs);
+    fields = fuse_->end_fields();
+  }
+  sink_.finish(r.rounds, r.duration_ns, footer, fields);
   return result_;
 }
 

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fuse_watch.hpp"
 #include "hangscope/round_sink.hpp"
 #include "hangscope/sampler.hpp"
 #include "pressure.hpp"
@@ -50,6 +51,7 @@ class RecordLoop {
   std::unique_ptr<ReaderPool> readers_;
   std::unique_ptr<UserStackCoordinator> users_;  // --user-stacks only
   std::unique_ptr<PressureReader> pressure_;
+  std::unique_ptr<FuseWatch> fuse_;  // the FUSE daemons behind the recorded tasks
   std::optional<RoundTable> table_;
   int64_t start_ = 0;
   uint32_t index_ = 0;

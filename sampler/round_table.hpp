@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,7 +34,8 @@ struct RoundTask {
   int tid = 0;
   char state = '?';
   bool kernel_thread = false;
-  bool watched = false;  // an S task in a wait on the list
+  bool watched = false;      // an S task in a wait on the list
+  bool fuse_daemon = false;  // a thread of the daemon of a FUSE mount with waiters
   int ppid = 0;
   std::string comm;
   int64_t seen_ns = 0;  // CLOCK_MONOTONIC when its state was read
@@ -78,6 +80,12 @@ class RoundTable {
   void read(RoundTask& task, std::shared_ptr<TaskDetails> details, std::function<void()> read);
   void add(RoundTask&& task) { tasks_.push_back(std::move(task)); }
 
+  // The processes whose threads every source records whatever their state and the
+  // filters: the FUSE daemons of mounts with waiters (fuse_watch.hpp), set by the loop.
+  void set_fuse_daemons(const std::set<int>* pids) { fuse_daemons_ = pids; }
+  const std::set<int>& fuse_daemons() const { return fuse_daemons_ ? *fuse_daemons_ : kNone; }
+  bool fuse_daemon(int pid) const { return fuse_daemons_ && fuse_daemons_->contains(pid); }
+
   std::vector<RoundTask>& tasks() { return tasks_; }
   RoundCounts& counts() { return counts_; }
 
@@ -91,6 +99,8 @@ class RoundTable {
   int64_t begin_ns_ = 0;
   std::vector<RoundTask> tasks_;
   RoundCounts counts_;
+  const std::set<int>* fuse_daemons_ = nullptr;
+  static inline const std::set<int> kNone;
 };
 
 // Whether the details of a task were read, given its job's outcome: the job is done, or

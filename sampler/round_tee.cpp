@@ -40,8 +40,9 @@ void RoundTee::end_round(uint32_t index, const RoundEnd& e) {
   both(a_, b_, [&](RoundSink& s) { s.end_round(index, e); });
 }
 
-void RoundTee::finish(uint64_t rounds, int64_t duration_ns, const Counters& counters) {
-  both(a_, b_, [&](RoundSink& s) { s.finish(rounds, duration_ns, counters); });
+void RoundTee::finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,
+                      const TextFields& fields) {
+  both(a_, b_, [&](RoundSink& s) { s.finish(rounds, duration_ns, counters, fields); });
 }
 
 }  // namespace hangscope

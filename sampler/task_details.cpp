@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include "cgroups.hpp"
+#include "fuse_daemons.hpp"
 #include "system_info.hpp"
 
 namespace hangscope::sampler {
@@ -49,6 +50,12 @@ void note(TaskDetails& out, std::string_view what, int err) {
 }
 
 }  // namespace
+
+void read_fuse_detail(TaskDetails& out) {
+  if (!is_fuse_filesystem(out.location.fstype)) return;
+  out.extra.emplace_back("fuse_connection",
+                         std::to_string(fuse_connection(out.location.major, out.location.minor)));
+}
 
 bool parse_switches(std::string_view status, uint64_t& voluntary, uint64_t& involuntary) {
   bool a = false, b = false;
@@ -151,6 +158,7 @@ void read_task_details(const DetailRequest& rq, TaskDetails& out) {
       out.cgroup = cgroup_path(text);
     }
   }
+  read_fuse_detail(out);
 }
 
 }  // namespace hangscope::sampler

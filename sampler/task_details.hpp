@@ -60,6 +60,11 @@ struct TaskDetails {
 };
 
 void read_task_details(const DetailRequest& rq, TaskDetails& out);
+// The last step of read_task_details: for a file on a FUSE mount, the connection that
+// serves it (the `fuse_connection` field), which names /sys/fs/fuse/connections/<N>
+// (its waiting requests, and `abort` to end them). The record loop finds the daemon of
+// that connection (fuse_watch.hpp).
+void read_fuse_detail(TaskDetails& out);
 // Only the status file (state, name, parent, context switches): it does not take the
 // exec_update_lock that stat, wchan, stack and syscall take.
 void read_task_status(const DetailRequest& rq, TaskDetails& out);

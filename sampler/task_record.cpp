@@ -17,6 +17,7 @@ void build_task_record(const RoundTask& t, int64_t start_ns, bool stacks, TaskRe
   rec.kernel_thread = t.kernel_thread;
   rec.comm = t.comm;
   rec.watched = t.watched;
+  rec.fuse_daemon = t.fuse_daemon;
   rec.time_ns = t.seen_ns - start_ns;
   ctx.ppid = t.ppid;
   if (const TaskDetails* d = t.details.get()) {

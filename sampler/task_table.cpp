@@ -75,6 +75,15 @@ TaskTable::TaskTable(std::string proc_root, std::vector<int> pids)
   }
 }
 
+void TaskTable::add_process(int pid) {
+  if (only_pids_.empty()) return;
+  auto at = std::lower_bound(only_pids_.begin(), only_pids_.end(), pid);
+  if (at != only_pids_.end() && *at == pid) return;
+  only_pids_.insert(at, pid);
+  int fd = open_task_dir(pid);
+  if (fd >= 0) procs_.push_back({pid, fd, 0, true, {}});
+}
+
 TaskTable::~TaskTable() {
   for (ProcEntry& p : procs_) close_proc(p);
   if (root_fd_ >= 0) ::close(root_fd_);

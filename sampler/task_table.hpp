@@ -83,6 +83,10 @@ class TaskTable {
   // (a thread started in a process whose threads all live on is seen then).
   void refresh(bool recheck);
 
+  // A table limited to some processes (-p) takes process `pid` in too (the FUSE daemon
+  // of a mount they wait on); a table of every process has it already.
+  void add_process(int pid);
+
   std::vector<ProcEntry>& procs() { return procs_; }
   const TableStats& stats() const { return stats_; }
   size_t thread_count() const;

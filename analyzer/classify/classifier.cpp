@@ -164,9 +164,13 @@ class Classifier {
             add_group(out, rule.name, rule.title, rule.subsystem, rule.resource, c.rule);
       return rule_group_[c.rule];
     }
+    // A match of a hidden primitive's caller (innermost: filemap_fault for its folio
+    // lock) is itself the caller that names the group, as it is in a kernel dump.
+    const bool is_caller = compiled_.matches()[c.match].innermost;
     std::string caller = rule.by_user_caller ? user_caller_of(c.position, c.rule)
-                         : rule.by_frame     ? std::string(index_.canonical(frames_[c.position]))
-                                             : caller_of(c.position, c.rule);
+                         : rule.by_frame || is_caller
+                             ? std::string(index_.canonical(frames_[c.position]))
+                             : caller_of(c.position, c.rule);
     return add_group(out, rule.name + ":" + caller, rule.title + " in " + caller, rule.subsystem,
                      rule.resource, c.rule);
   }
@@ -197,15 +201,17 @@ class Classifier {
   }
 
   // Who took the lock: the first frame past the blocking frame that is neither a
-  // scheduler, lock or entry frame nor another frame of the same rule.
+  // scheduler, lock or entry frame nor another primitive of the same rule (a frame its
+  // innermost-only matches name is a caller, and names the group).
   std::string caller_of(size_t position, uint32_t rule) const {
     for (size_t j = position + 1; j < frames_.size(); ++j) {
       FrameId f = frames_[j];
       if (index_.frame_class(f)) continue;
       bool same_rule = false;
-      for (const Hit& h : index_.hits(f))
-        same_rule =
-            same_rule || (h.use == Use::match_frame && compiled_.matches()[h.id].rule == rule);
+      for (const Hit& h : index_.hits(f)) {
+        const CompiledRules::Match& m = compiled_.matches()[h.id];
+        same_rule = same_rule || (h.use == Use::match_frame && m.rule == rule && !m.innermost);
+      }
       if (!same_rule) return std::string(index_.canonical(f));
     }
     return "?";

@@ -184,8 +184,8 @@ class Loader {
 
   HolderRule holder(const toml::table& t) const {
     check_keys(t,
-               {"label", "groups", "frames", "not_frames", "comm", "workqueue", "scope",
-                "confidence", "fallback", "unseen"},
+               {"label", "groups", "frames", "not_frames", "comm", "workqueue", "fuse_daemon",
+                "scope", "confidence", "fallback", "unseen"},
                "[group.holder]");
     HolderRule h;
     h.label = text(t, "label", "[group.holder]");
@@ -197,6 +197,7 @@ class Loader {
     h.not_frames = patterns(t, "not_frames");
     h.comm = patterns(t, "comm", PatternKind::comm);
     h.workqueue = flag(t, "workqueue");
+    h.fuse_daemon = flag(t, "fuse_daemon");
     std::string scope = choice(t, "scope", {"device", "process", "system"});
     h.scope = scope == "device"    ? HolderScope::device
               : scope == "process" ? HolderScope::process
@@ -210,7 +211,8 @@ class Loader {
     h.unseen = text(t, "unseen", "[group.holder]");
     if (h.fallback == HolderFallback::unseen && h.unseen.empty())
       fail(t.source(), "fallback = \"unseen\" needs 'unseen': words for the holder nobody saw");
-    if (h.empty()) fail(t.source(), "a holder needs groups, frames, comm, workqueue or a fallback");
+    if (h.empty())
+      fail(t.source(), "a holder needs groups, frames, comm, workqueue, fuse_daemon or a fallback");
     if (!h.not_frames.empty() && h.frames.empty())
       fail(t.source(), "not_frames only narrow 'frames': give frames too");
     return h;
@@ -219,7 +221,7 @@ class Loader {
   GroupRule group(const toml::table& t) const {
     check_keys(t,
                {"name", "title", "subsystem", "resource", "phrase", "subject", "tier", "named_by",
-                "idle", "match", "holder"},
+                "idle", "root", "filesystems", "match", "holder"},
                "[[group]]");
     GroupRule g;
     g.origin = at(t.source());
@@ -247,6 +249,10 @@ class Loader {
     if (g.by_frame && g.tier != Tier::generic)
       fail(t.get("named_by")->source(), "named_by is for generic groups (tier = \"generic\")");
     g.idle = flag(t, "idle");
+    g.root = flag(t, "root");
+    if (g.root && g.tier != Tier::role)
+      fail(t.get("root")->source(), "root is for role groups (tier = \"role\")");
+    g.filesystems = patterns(t, "filesystems", PatternKind::comm);
     const toml::node* m = t.get("match");
     if (!m) fail(t.source(), fmt::format("group '{}' needs at least one [[group.match]]", g.name));
     const toml::array* ms = m->as_array();

@@ -22,6 +22,8 @@ WaitGraph build_graph(const Capture& capture, const Classification& cls, const R
   graph_impl::Context c(capture, cls, rules, g);
   graph_impl::group_samples(c);
   graph_impl::resolve_devices(c);
+  graph_impl::resolve_processes(c);
+  graph_impl::resolve_fuse_daemons(c);
   graph_impl::place_samples(c);
   graph_impl::add_edges(c);
   graph_impl::find_chains(c);

@@ -76,15 +76,18 @@ uint32_t Context::add_node(GraphNode n) {
   return static_cast<uint32_t>(graph.nodes.size() - 1);
 }
 
-uint32_t Context::group_node(uint32_t group, uint32_t dev) {
-  auto [it, inserted] = group_nodes_.try_emplace((uint64_t{group} << 32) | dev, 0);
+uint32_t Context::group_node(uint32_t group, uint32_t dev, bool serving, int32_t daemon) {
+  auto [it, inserted] = group_nodes_.try_emplace({group, dev, serving, daemon}, 0);
   if (inserted) {
     GraphNode n;
     n.kind = NodeKind::group;
     n.group = group;
     n.rule = cls.groups[group].rule;
     n.device = devices[dev];
-    n.label = cls.groups[group].name + (dev ? "@" + devices[dev] : "");
+    n.serving = serving;
+    const Daemon* d = daemon ? this->daemon(daemon) : nullptr;
+    n.label = cls.groups[group].name + (dev ? "@" + devices[dev] : "") +
+              (d ? "@" + d->mount_point : "") + (serving ? " (FUSE daemon)" : "");
     it->second = add_node(std::move(n));
   }
   return it->second;
@@ -129,13 +132,26 @@ uint32_t Context::task_node(const TaskKey& key, const TaskExample& task) {
 
 bool Context::idle_node(uint32_t n) const {
   const GraphNode& node = graph.nodes[n];
-  return node.kind == NodeKind::group && node.rule != kNoRule && rules.groups[node.rule].idle;
+  return node.kind == NodeKind::group &&
+         (node.serving || (node.rule != kNoRule && rules.groups[node.rule].idle));
 }
 
 bool Context::role_node(uint32_t n) const {
   const GraphNode& node = graph.nodes[n];
   return node.kind == NodeKind::group && node.rule != kNoRule &&
          rules.groups[node.rule].tier == Tier::role;
+}
+
+uint32_t Context::server_rule(StrId fs) const {
+  if (fs == 0) return kNoRule;
+  auto [it, inserted] = server_rules_.try_emplace(fs, kNoRule);
+  if (inserted) {
+    const std::string_view type = capture.strings().get(fs);
+    for (uint32_t r = 0; r < rules.groups.size() && it->second == kNoRule; ++r)
+      for (const FramePattern& p : rules.groups[r].filesystems)
+        if (p.matches(type)) it->second = r;
+  }
+  return it->second;
 }
 
 EdgeSet::Acc& EdgeSet::at(uint32_t from, uint32_t to) {
@@ -149,10 +165,11 @@ EdgeSet::Acc& EdgeSet::at(uint32_t from, uint32_t to) {
 }
 
 void EdgeSet::add(uint32_t from, uint32_t to, double weight, Confidence confidence,
-                  bool assumed_one_fs, const std::string& reason,
+                  bool assumed_one_fs, const std::string& reason, uint32_t rule,
                   const std::vector<WeightedTask>* holders, double holder_scale, uint16_t source) {
   Acc& a = at(from, to);
   const bool first = a.reasons.empty();
+  if (first) a.edge.rule = rule;
   a.edge.weight += weight;
   // The strongest evidence for the edge wins: the kernel's word over a rule's guess.
   if (first || confidence > a.edge.confidence) a.edge.confidence = confidence;

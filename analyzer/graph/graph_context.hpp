@@ -5,8 +5,10 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -95,13 +97,42 @@ struct Context {
   // Per unit.
   std::vector<uint32_t> device;
   std::vector<uint8_t> device_assumed;
+  // The type of the file system its file is on when that has no block device ("fuse.sshfs",
+  // "tmpfs"); 0 otherwise. Such a task is on no block device at all.
+  std::vector<StrId> blockless_fs;
+  // The process whose locks it waits on: its own, or the one whose /proc/<pid>/ file it
+  // reads (a remote access takes the target's mmap_lock).
+  std::vector<int32_t> lock_process;
+  // The FUSE daemon (a pid) serving it, where the sampler found one: its own pid for the
+  // daemon's threads, the daemon of its file's mount for a waiter, 0 when none is known.
+  std::vector<int32_t> fuse_daemon;
   std::vector<uint32_t> node;
+
+  // The FUSE daemons the sampler found (end.fuse.<connection>), by source and pid.
+  struct Daemon {
+    std::string mount_point;
+    char state = '?';  // of its main thread when last sampled, '?' when never
+    StrId comm = 0;
+  };
+  std::unordered_map<TaskKey, Daemon, TaskKeyHash> daemons;
+  const Daemon* daemon(uint16_t source, int32_t pid) const {
+    auto it = daemons.find({source, pid});
+    return it == daemons.end() ? nullptr : &it->second;
+  }
+  // The same in any source (holders are named by pid only).
+  const Daemon* daemon(int32_t pid) const {
+    for (uint16_t src = 0; src < capture.sources.size(); ++src)
+      if (const Daemon* d = daemon(src, pid)) return d;
+    return nullptr;
+  }
 
   // A sample's share of the graph's weight: average blocked threads when timed.
   double weight(const TaskSample& s) const;
   bool counts(const TaskSample& s) const;  // a sample of a timed input, or any when untimed
 
-  uint32_t group_node(uint32_t group, uint32_t device);
+  // The node of a group on a device; `serving`: of a FUSE daemon's threads that hold for
+  // others; `daemon`: of the waiters on that FUSE daemon's mount (0: any).
+  uint32_t group_node(uint32_t group, uint32_t device, bool serving = false, int32_t daemon = 0);
   uint32_t device_node(uint32_t device);
   uint32_t unseen_node(uint32_t rule, uint32_t device);
   uint32_t task_node(const TaskKey& key, const TaskExample& task);
@@ -112,19 +143,26 @@ struct Context {
   }
   bool idle_node(uint32_t node) const;
   bool role_node(uint32_t node) const;
+  // The group whose holder serves the requests of file system `fs` (its `filesystems`),
+  // or kNoRule.
+  uint32_t server_rule(StrId fs) const;
 
  private:
   uint32_t add_node(GraphNode n);
-  std::unordered_map<uint64_t, uint32_t> group_nodes_, device_nodes_, unseen_nodes_;
+  std::map<std::tuple<uint32_t, uint32_t, bool, int32_t>, uint32_t> group_nodes_;
+  std::unordered_map<uint64_t, uint32_t> device_nodes_, unseen_nodes_;
   std::unordered_map<TaskKey, uint32_t, TaskKeyHash> task_nodes_;
+  mutable std::unordered_map<StrId, uint32_t> server_rules_;
 };
 
 // Collects edges: parallel contributions are summed into one edge.
 class EdgeSet {
  public:
+  // `rule`: the group whose holder rule made the edge (kNoRule for the kernel's facts).
   void add(uint32_t from, uint32_t to, double weight, Confidence confidence, bool assumed_one_fs,
-           const std::string& reason, const std::vector<WeightedTask>* holders = nullptr,
-           double holder_scale = 0, uint16_t source = 0);
+           const std::string& reason, uint32_t rule,
+           const std::vector<WeightedTask>* holders = nullptr, double holder_scale = 0,
+           uint16_t source = 0);
   void add_holder(uint32_t from, uint32_t to, const WeightedTask& t, uint16_t source);
   std::vector<GraphEdge> finish() const;
 
@@ -177,12 +215,14 @@ class HolderIndex {
 };
 
 // The steps of build_graph(), in order.
-void group_samples(Context& c);    // units.cpp
-void resolve_devices(Context& c);  // devices.cpp
-void place_samples(Context& c);    // nodes.cpp
-void add_edges(Context& c);        // edges.cpp: kernel facts, then holder rules
-void find_chains(Context& c);      // chains.cpp
-void find_deadlocks(Context& c);   // deadlocks.cpp
-void write_verdict(Context& c);    // verdict.cpp
+void group_samples(Context& c);         // units.cpp
+void resolve_devices(Context& c);       // devices.cpp
+void resolve_processes(Context& c);     // processes.cpp
+void resolve_fuse_daemons(Context& c);  // fuse_daemons.cpp
+void place_samples(Context& c);         // nodes.cpp
+void add_edges(Context& c);             // edges.cpp: kernel facts, then holder rules
+void find_chains(Context& c);           // chains.cpp
+void find_deadlocks(Context& c);        // deadlocks.cpp
+void write_verdict(Context& c);         // verdict.cpp
 
 }  // namespace hangscope::graph_impl

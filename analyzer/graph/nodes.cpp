@@ -4,6 +4,8 @@
 // of the task's other calls. A node's weight is the
 // average blocked threads of its samples (or their count when the input had no rounds),
 // and its heaviest tasks are kept in a constant-space summary (no hashing per sample).
+// The threads of a FUSE daemon the sampler recorded for its waiters, asleep or stopped,
+// have nodes of their own, which hold and wait for nothing.
 #include "graph_context.hpp"
 
 namespace hangscope::graph_impl {
@@ -24,17 +26,33 @@ bool per_device(const Context& c, uint32_t group) {
 
 void place_samples(Context& c) {
   std::vector<HeavyTasks> heavy;
-  std::vector<uint8_t> split(c.cls.groups.size());
-  for (uint32_t g = 0; g < split.size(); ++g) split[g] = per_device(c, g);
+  std::vector<uint8_t> split(c.cls.groups.size()), by_daemon(c.cls.groups.size());
+  for (uint32_t g = 0; g < split.size(); ++g) {
+    split[g] = per_device(c, g);
+    const GroupRule* r = c.rule_of_group(g);
+    by_daemon[g] = r && r->holder.fuse_daemon;
+  }
   // The node of each group on the device seen last: most samples hit it.
   std::vector<std::pair<uint32_t, uint32_t>> last(c.cls.groups.size(), {UINT32_MAX, 0});
+  // A node that is not split by device still has one when every sample whose device is
+  // known is on it (for its subject: "dirty page writeback of loop0"); UINT32_MAX: several.
+  std::vector<uint32_t> common;
   c.node.resize(c.units.size());
   for (uint32_t i = 0; i < c.units.size(); ++i) {
     const TaskSample& s = c.sample_of(i);
     const uint32_t g = c.cls.group(s.stack);
     const uint32_t dev = split[g] ? c.device[i] : 0;
-    if (last[g].first != dev) last[g] = {dev, c.group_node(g, dev)};
-    const uint32_t n = last[g].second;
+    // A FUSE daemon's thread that is not itself blocked (D) was recorded as the holder.
+    const bool serving = s.pid != 0 && c.fuse_daemon[i] == s.pid && s.state != 'D';
+    // Waiters on a FUSE daemon the sampler found: a node per daemon (per mount).
+    const int32_t daemon = by_daemon[g] && c.fuse_daemon[i] != s.pid ? c.fuse_daemon[i] : 0;
+    uint32_t n;
+    if (serving || daemon) {
+      n = c.group_node(g, dev, serving, daemon);
+    } else {
+      if (last[g].first != dev) last[g] = {dev, c.group_node(g, dev)};
+      n = last[g].second;
+    }
     c.node[i] = n;
     GraphNode& node = c.graph.nodes[n];
     const Context::Unit& u = c.units[i];
@@ -43,8 +61,14 @@ void place_samples(Context& c) {
     node.device_assumed = node.device_assumed || (split[g] && c.device_assumed[i]);
     if (heavy.size() <= n) heavy.resize(n + 1);
     heavy[n].add(s, c.graph.timed ? u.weight : u.samples);
+    if (!split[g] && c.device[i] != 0 && !c.device_assumed[i]) {
+      if (common.size() <= n) common.resize(n + 1, 0);
+      common[n] = common[n] == 0 || common[n] == c.device[i] ? c.device[i] : UINT32_MAX;
+    }
   }
   for (size_t n = 0; n < heavy.size(); ++n) c.graph.nodes[n].tasks = heavy[n].top(3);
+  for (size_t n = 0; n < common.size(); ++n)
+    if (common[n] != 0 && common[n] != UINT32_MAX) c.graph.nodes[n].device = c.devices[common[n]];
 }
 
 }  // namespace hangscope::graph_impl

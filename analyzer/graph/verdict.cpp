@@ -5,7 +5,10 @@
 // it directly (named by their phrase and holder), the others wait behind them. Each
 // group counts in one finding only. Role groups (the commit thread, the checkpointer)
 // are the subject's own threads, not its victims; idle threads and unclassified stacks
-// are nobody's victims.
+// are nobody's victims. A group behind the subject is named with its holder where a
+// task holds it: that task is itself blocked on the way to the subject (a reader holding
+// a page lock while it waits for the FUSE daemon). A chain that ends at a root role (the
+// freezer) names its task and what that task waits for itself.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,18 +34,19 @@ class VerdictWriter {
 
   void run() {
     subsystems();
-    std::map<std::pair<uint32_t, std::string>, size_t> index;  // (end, subject) -> finding
+    std::map<std::pair<uint32_t, std::string>, size_t> index;  // (end, subject key) -> finding
     std::vector<Finding>& findings = g_.verdict.findings;
     for (uint32_t v = 0; v < g_.nodes.size(); ++v) {
       if (!victim(v)) continue;
       Path p = primary_path(v);
       if (in_deadlock_[p.culprit]) continue;  // the possible deadlock says it better
-      const std::string subject = subject_of(p.culprit);
-      auto [it, inserted] = index.try_emplace({p.end, subject}, findings.size());
+      const Subject subject = subject_of(p.culprit);
+      auto [it, inserted] = index.try_emplace({p.end, subject.key()}, findings.size());
       if (inserted) {
         findings.emplace_back();
         findings.back().root = p.end;
-        findings.back().subject = subject;
+        findings.back().subject = subject.text;
+        findings.back().subject_holder = subject.holder;
         describe_end(findings.back(), p.end);
       }
       Finding& f = findings[it->second];
@@ -50,10 +54,10 @@ class VerdictWriter {
       if (c_.role_node(v)) continue;  // the subject's own threads
       const GroupRule* rule = c_.rule_of_group(g_.nodes[v].group);
       std::string phrase = rule ? rule->phrase : "in " + c_.cls.groups[g_.nodes[v].group].title;
-      if (subject_of(v) == subject)
+      if (subject_of(v).key() == subject.key())
         merge(f.waits, g_.nodes[v].weight, phrase, holder_of(v));
-      else  // behind the subject: named only where the kernel itself said who holds it
-        merge(f.behind, g_.nodes[v].weight, phrase, stated_holder_of(v));
+      else  // behind the subject: named where a task (itself blocked) holds it
+        merge(f.behind, g_.nodes[v].weight, phrase, task_holder_of(v));
     }
     merge_same_subject();
     for (Finding& f : findings) {
@@ -105,20 +109,40 @@ class VerdictWriter {
 
   void describe_end(Finding& f, uint32_t end) const {
     const GraphNode& n = g_.nodes[end];
-    if ((n.kind == NodeKind::device || n.kind == NodeKind::task) && n.label != f.subject) {
+    const GroupRule* rule = n.kind == NodeKind::group ? c_.rule_of_group(n.group) : nullptr;
+    if (n.kind == NodeKind::task && f.subject_holder.task.pid != 0 &&
+        n.tasks.front().task.pid == f.subject_holder.task.pid) {
+      // the subject's holder itself (a FUSE daemon found but not sampled)
+    } else if ((n.kind == NodeKind::device || n.kind == NodeKind::task) && n.label != f.subject) {
       f.then = n.label;  // (a holder nobody sampled is named by the parts)
+    } else if (rule && rule->root) {
+      describe_root_holder(f, end, *rule);
     } else if (n.kind == NodeKind::group && victim(end) && out_[end].empty()) {
-      const GroupRule* rule = c_.rule_of_group(n.group);
       f.holder_unknown = !rule || !rule->holder.selects_tasks();
       f.holder_unseen = !f.holder_unknown;
     }
   }
 
-  // "storm-w7 (22800)"; "" for a task nothing is known of (folded stacks).
-  std::string task_words(const TaskExample& t) const {
-    std::string_view comm = c_.capture.strings().get(t.comm);
-    if (t.tid == 0) return std::string(comm);
-    return fmt::format("{} ({})", comm.empty() ? "?" : comm, t.tid);
+  // The task of a root role the waits end at, and what it waits for itself: the wait of
+  // its heaviest samples that is not the role.
+  void describe_root_holder(Finding& f, uint32_t end, const GroupRule& role) const {
+    const GraphNode& n = g_.nodes[end];
+    if (n.tasks.empty()) return;
+    f.root_holder.label = role.title;
+    f.root_holder.task = n.tasks.front().task;
+    std::map<uint32_t, double> waits;
+    for (uint32_t u = 0; u < c_.units.size(); ++u) {
+      const TaskSample& s = c_.sample_of(u);
+      if (c_.node[u] != end || s.tid != f.root_holder.task.tid) continue;
+      const uint32_t w = c_.cls.wait(s.stack);
+      if (w != n.group) waits[w] += c_.units[u].samples;
+    }
+    const auto heaviest =
+        std::max_element(waits.begin(), waits.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (heaviest == waits.end()) return;
+    const GroupRule* rule = c_.rule_of_group(heaviest->first);
+    f.root_holder_waits = rule ? rule->phrase : "in " + c_.cls.groups[heaviest->first].title;
   }
 
   const GraphEdge* heaviest_edge(uint32_t v) const {
@@ -128,52 +152,80 @@ class VerdictWriter {
     return best;
   }
 
-  // Who a node waits for, in words: the heaviest holder of its heaviest edge, with
-  // the rule's name for it ("checkpointer storm-w7 (22800)"), or the holder nobody saw.
-  std::string holder_of(uint32_t v) const {
+  // Who a node waits for: the heaviest holder of its heaviest edge, with the rule's
+  // word for it ("checkpointer" storm-w7 (22800)), or the node nobody saw.
+  VerdictHolder holder_of(uint32_t v) const {
+    VerdictHolder h;
     const GraphEdge* best = heaviest_edge(v);
-    if (!best) return {};
+    if (!best) return h;
+    h.label = best->reason;
+    h.stated = best->confidence == Confidence::stated;
+    if (!best->holders.empty()) h.task = best->holders.front().task;
     const GraphNode& to = g_.nodes[best->to];
-    std::string who =
-        best->holders.empty() ? std::string() : task_words(best->holders.front().task);
-    if (who.empty()) return to.kind == NodeKind::group ? best->reason : to.label;
-    if (best->confidence == Confidence::stated) return fmt::format("{}: {}", best->reason, who);
-    return best->reason.empty() ? who : best->reason + " " + who;
+    if (!h.has_task() && to.kind == NodeKind::unseen)
+      h.place = c_.rules.groups[to.rule].holder.unseen;  // its words, without the device
+    else if (!h.has_task() && to.kind != NodeKind::group)
+      h.place = to.label;
+    return h;
   }
 
-  std::string stated_holder_of(uint32_t v) const {
+  // The same where a task holds it; none otherwise.
+  VerdictHolder task_holder_of(uint32_t v) const {
+    VerdictHolder h = holder_of(v);
+    return h.has_task() ? h : VerdictHolder{};
+  }
+
+  // A subject: the rule's words with {device} filled in, and the task its {holder} names.
+  struct Subject {
+    std::string text;
+    SubjectHolder holder;
+    std::string key() const { return text + "#" + std::to_string(holder.task.pid); }
+  };
+
+  // The task a {holder} names: the heaviest holder of v's heaviest edge, as a process,
+  // with the mount it serves and its state where it is a FUSE daemon the sampler found.
+  SubjectHolder subject_holder_of(uint32_t v) const {
+    SubjectHolder h;
     const GraphEdge* best = heaviest_edge(v);
-    return best && best->confidence == Confidence::stated ? holder_of(v) : std::string();
+    if (best && g_.nodes[best->to].kind == NodeKind::task && !g_.nodes[best->to].tasks.empty())
+      h.task = g_.nodes[best->to].tasks.front().task;  // known, but not sampled
+    else if (best && !best->holders.empty())
+      h.task = best->holders.front().task;
+    if (h.task.pid == 0) h.task.pid = h.task.tid;
+    if (h.task.pid == 0) return h;
+    h.task.tid = h.task.pid;
+    if (const Context::Daemon* d = c_.daemon(h.task.pid)) {
+      h.place = d->mount_point;
+      h.state = d->state;
+      if (d->comm != 0) h.task.comm = d->comm;
+    }
+    return h;
   }
 
-  // The subject of a node, in its rule's words: {device} and {holder} filled in.
-  std::string subject_of(uint32_t v) const {
+  // The subject of a node, in its rule's words. A node whose waits go to a holder that
+  // is not itself waiting, found by another group's rule (a page lock held for the FUSE
+  // daemon's reply: the rule of the group that serves its file system), has that
+  // group's subject, when it gives one.
+  Subject subject_of(uint32_t v) const {
     const GraphNode& n = g_.nodes[v];
     const GroupRule* rule = c_.rule_of_group(n.group);
-    if (!rule || rule->subject.empty()) return c_.cls.groups[n.group].title;
-    std::string text = rule->subject;
-    auto replace = [&](std::string_view key, const std::string& value) {
-      for (size_t at; (at = text.find(key)) != std::string::npos;)
-        text.replace(at, key.size(), value);
-    };
-    replace("{device}", n.device.empty() ? "an unknown device" : n.device);
-    if (text.find("{holder}") != std::string::npos) {
-      const GraphEdge* best = heaviest_edge(v);
-      std::string who;
-      if (best && !best->holders.empty()) {
-        const TaskExample& t = best->holders.front().task;
-        std::string_view comm = c_.capture.strings().get(t.comm);
-        if (t.pid != 0 || t.tid != 0)
-          who = fmt::format("{} (pid {})", comm.empty() ? "?" : comm, t.pid ? t.pid : t.tid);
-      }
-      replace("{holder}", who);
-      while (text.ends_with(' ')) text.pop_back();
+    // (A role's edges come from what its tasks wait for, in other groups' rules: a role
+    // keeps its own subject.)
+    if (const GraphEdge* best = heaviest_edge(v); best && !c_.role_node(v)) {
+      if (!victim(best->to) && best->rule != kNoRule && best->rule != n.rule &&
+          !c_.rules.groups[best->rule].subject.empty())
+        rule = &c_.rules.groups[best->rule];
     }
-    return text;
+    if (!rule || rule->subject.empty()) return {c_.cls.groups[n.group].title, {}};
+    Subject out{rule->subject, {}};
+    for (size_t at; (at = out.text.find("{device}")) != std::string::npos;)
+      out.text.replace(at, 8, n.device.empty() ? "an unknown device" : n.device);
+    if (out.text.find("{holder}") != std::string::npos) out.holder = subject_holder_of(v);
+    return out;
   }
 
   static void merge(std::vector<VerdictPart>& parts, double w, const std::string& phrase,
-                    const std::string& holder) {
+                    const VerdictHolder& holder) {
     for (VerdictPart& p : parts)
       if (p.phrase == phrase) {
         if (p.holder.empty()) p.holder = holder;
@@ -191,7 +243,8 @@ class VerdictWriter {
     for (Finding& f : all) {
       Finding* same = nullptr;
       for (Finding& o : out)
-        if (o.subject == f.subject) same = &o;
+        if (o.subject == f.subject && o.subject_holder.task.pid == f.subject_holder.task.pid)
+          same = &o;
       if (!same) {
         out.push_back(std::move(f));
         continue;
@@ -199,6 +252,10 @@ class VerdictWriter {
       for (const VerdictPart& p : f.waits) merge(same->waits, p.weight, p.phrase, p.holder);
       for (const VerdictPart& p : f.behind) merge(same->behind, p.weight, p.phrase, p.holder);
       if (same->then.empty()) same->then = f.then;
+      if (same->root_holder.empty()) {
+        same->root_holder = f.root_holder;
+        same->root_holder_waits = f.root_holder_waits;
+      }
       same->assumed_one_fs = same->assumed_one_fs || f.assumed_one_fs;
       same->holder_unknown = same->holder_unknown && f.holder_unknown;
       same->holder_unseen = same->holder_unseen || f.holder_unseen;

@@ -134,23 +134,31 @@ Json graph(const Report& r) {
 
 Json verdict(const Report& r) {
   const Verdict& v = r.graph().verdict;
-  auto parts = [](const std::vector<VerdictPart>& ps) {
+  auto holder = [&](const VerdictHolder& h) {
+    Json out = {{"words", holder_words(r.capture, h)}, {"label", h.label}, {"stated", h.stated}};
+    if (h.has_task()) out["task"] = task(r.capture, h.task);
+    if (!h.place.empty()) out["place"] = h.place;
+    return out;
+  };
+  auto parts = [&](const std::vector<VerdictPart>& ps) {
     Json out = Json::array();
     for (const VerdictPart& p : ps)
-      out.push_back({{"weight", p.weight}, {"phrase", p.phrase}, {"holder", p.holder}});
+      out.push_back({{"weight", p.weight}, {"phrase", p.phrase}, {"holder", holder(p.holder)}});
     return out;
   };
   Json findings = Json::array(), subsystems = Json::array();
   for (const Finding& f : v.findings)
     findings.push_back({{"total", f.total},
-                        {"subject", f.subject},
+                        {"subject", subject_words(r.capture, f)},
                         {"waits", parts(f.waits)},
                         {"behind", parts(f.behind)},
                         {"then", f.then},
                         {"root", f.root},
                         {"assumed_one_fs", f.assumed_one_fs},
                         {"holder_unknown", f.holder_unknown},
-                        {"holder_unseen", f.holder_unseen}});
+                        {"holder_unseen", f.holder_unseen},
+                        {"root_holder", holder(f.root_holder)},
+                        {"root_holder_waits", f.root_holder_waits}});
   for (const SubsystemShare& s : v.subsystems)
     subsystems.push_back({{"subsystem", s.subsystem}, {"weight", s.weight}, {"share", s.share}});
   return {{"lines", verdict_lines(r)}, {"findings", findings}, {"subsystems", subsystems}};

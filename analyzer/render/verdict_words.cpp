@@ -47,9 +47,28 @@ std::string what(const Units& u, double total) {
   return one ? "sample of a blocked task waits" : "samples of blocked tasks wait";
 }
 
-std::string part(const Units& g, const VerdictPart& p, bool with_holder) {
+}  // namespace
+
+// "checkpointer storm-w7 (22800)", "mutex: storm-w4 (28469)", "block device loop0".
+std::string holder_words(const Capture& c, const VerdictHolder& h) {
+  if (!h.has_task()) return h.place.empty() ? h.label : h.place;
+  const std::string who = task_label(c, h.task);
+  if (h.stated) return fmt::format("{}: {}", h.label, who);
+  return h.label.empty() ? who : h.label + " " + who;
+}
+
+namespace {
+
+// A part and its holder in words; the holder is left out where it says nothing the
+// line does not say already (the subject itself, or what it waits for).
+std::string part(const Report& r, const VerdictPart& p, const Finding& f) {
+  const Units g = units_of(r);
   std::string s = fmt::format("{} {}", amount(g, p.weight), p.phrase);
-  if (with_holder && !p.holder.empty()) s += fmt::format(" ({})", p.holder);
+  const std::string holder = holder_words(r.capture, p.holder);
+  const bool subjects_own = p.holder.has_task() && p.holder.task.pid != 0 &&
+                            p.holder.task.pid == f.subject_holder.task.pid;
+  if (!holder.empty() && !subjects_own && holder != subject_words(r.capture, f) && holder != f.then)
+    s += fmt::format(" ({})", holder);
   return s;
 }
 
@@ -61,38 +80,40 @@ std::string joined(const std::vector<std::string>& parts, std::string_view last)
 }
 
 // Parts too small to print ("0.0 for ...") are summed into one "other" part.
-std::vector<std::string> parts_words(const Units& g, const std::vector<VerdictPart>& parts,
-                                     size_t max_parts, bool with_holder, std::string_view others) {
+std::vector<std::string> parts_words(const Report& r, const Finding& f,
+                                     const std::vector<VerdictPart>& parts, size_t max_parts,
+                                     std::string_view others) {
+  const Units g = units_of(r);
   const double visible = g.timed ? 0.05 : g.unit == WeightUnit::microseconds ? 5e4 : 0.5;
   std::vector<std::string> out;
   double rest = 0;
   size_t hidden = 0;
   for (const VerdictPart& p : parts) {
     if (out.size() < max_parts && p.weight >= visible) {
-      out.push_back(part(g, p, with_holder));
+      out.push_back(part(r, p, f));
     } else {
       rest += p.weight;
       ++hidden;
     }
   }
   if (hidden == 1 && rest >= visible && out.size() == max_parts) {
-    out.push_back(part(g, parts[max_parts], with_holder));
+    out.push_back(part(r, parts[max_parts], f));
   } else if (rest >= visible) {
     out.push_back(fmt::format("{} in {} {}", amount(g, rest), hidden, others));
   }
   return out;
 }
 
-std::string finding_line(const Units& g, const Finding& f, size_t max_parts) {
-  std::string line = fmt::format("{} {} on {}", amount(g, f.total), what(g, f.total), f.subject);
-  std::vector<VerdictPart> waits = f.waits;
-  for (VerdictPart& p : waits)
-    if (p.holder == f.subject || p.holder == f.then) p.holder.clear();  // says nothing new
-  std::vector<std::string> direct = parts_words(g, waits, max_parts, true, "other waits");
-  // Behind parts carry a holder only where the kernel named it (lockdep, "likely owned").
-  std::vector<std::string> behind = parts_words(g, f.behind, 2, true, "other groups");
+std::string finding_line(const Report& r, const Finding& f, size_t max_parts) {
+  const Units g = units_of(r);
+  std::string line =
+      fmt::format("{} {} on {}", amount(g, f.total), what(g, f.total), subject_words(r.capture, f));
+  std::vector<std::string> direct = parts_words(r, f, f.waits, max_parts, "other waits");
+  // Behind parts carry a holder where a task holds them (itself blocked on the way).
+  std::vector<std::string> behind = parts_words(r, f, f.behind, 2, "other groups");
   if (!direct.empty()) line += ": " + joined(direct, ", ");
-  if (!behind.empty()) line += fmt::format(", {} behind them", joined(behind, " and "));
+  if (!behind.empty())
+    line += fmt::format("{}{} behind them", direct.empty() ? ": " : ", ", joined(behind, " and "));
   if (f.holder_unknown) line += "; nothing names who holds it (no holder rule, no kernel line)";
   if (f.holder_unseen) line += "; its holder was not sampled";
   return line;
@@ -133,7 +154,6 @@ namespace hangscope {
 std::vector<std::string> verdict_lines(const Report& r) {
   using namespace render;
   const WaitGraph& g = r.graph();
-  const Units u = units_of(r);
   std::vector<std::string> lines;
   for (const Deadlock& d : g.deadlocks) {
     if (lines.size() == 3) break;
@@ -154,17 +174,66 @@ std::vector<std::string> verdict_lines(const Report& r) {
   for (size_t i = 0; i < findings.size() && i < 4; ++i) {
     const Finding& f = findings[i];
     if (i == 0) {
-      lines.push_back(finding_line(u, f, 4));
+      lines.push_back(finding_line(r, f, 4));
       if (!f.then.empty())
-        lines.push_back(fmt::format("  {} itself waits for {}", f.subject, f.then));
+        lines.push_back(
+            fmt::format("  {} itself waits for {}", subject_words(r.capture, f), f.then));
+      if (f.root_holder.has_task() && !f.root_holder_waits.empty())
+        lines.push_back(fmt::format("  the {} {} itself waits {}", f.root_holder.label,
+                                    task_label(r.capture, f.root_holder.task),
+                                    f.root_holder_waits));
       if (f.assumed_one_fs)
         lines.push_back("  (one file system assumed: the device of some tasks was not recorded)");
     } else if (f.total >= 0.05 * findings[0].total) {
-      lines.push_back("also: " + finding_line(u, f, 2));
+      lines.push_back("also: " + finding_line(r, f, 2));
     }
   }
   lines.insert(lines.end(), on_cpu.begin(), on_cpu.end());
   return lines;
+}
+
+}  // namespace hangscope
+
+namespace hangscope::render {
+
+namespace {
+
+// ", which is stopped (T)": what a holder's state says of it, where it says something.
+std::string_view state_words(char state) {
+  switch (state) {
+    case 'T':
+      return ", which is stopped (T)";
+    case 't':
+      return ", which is stopped by a debugger (t)";
+    case 'D':
+      return ", which is itself blocked (D)";
+    case 'Z':
+      return ", which has exited (Z)";
+    default:
+      return "";
+  }
+}
+
+}  // namespace
+
+}  // namespace hangscope::render
+
+namespace hangscope {
+
+std::string subject_words(const Capture& c, const Finding& f) {
+  std::string text = f.subject;
+  const size_t at = text.find("{holder}");
+  if (at == std::string::npos) return text;
+  const SubjectHolder& h = f.subject_holder;
+  std::string who;
+  if (h.task.pid != 0) {
+    who = h.task.comm != 0 ? render::task_label(c, h.task) : fmt::format("pid {}", h.task.pid);
+    if (!h.place.empty()) who += " of " + h.place;
+    who += render::state_words(h.state);
+  }
+  text.replace(at, 8, who);
+  while (text.ends_with(' ')) text.pop_back();
+  return text;
 }
 
 }  // namespace hangscope

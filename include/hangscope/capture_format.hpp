@@ -2,8 +2,10 @@
 // (analyzer). The format itself is described in docs/capture-format.md.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace hangscope::capture_format {
 
@@ -28,5 +30,18 @@ inline constexpr std::string_view kEnd = "end";  // end <rounds> <duration_ns>
 // escapes so that a record is always one line and fields split on tabs or spaces.
 std::string escape(std::string_view raw);
 std::string unescape(std::string_view escaped);
+
+// A FUSE daemon the sampler found serving a mount that had blocked tasks, in the end
+// line: fuse.<connection>=<pid>,<mount point>; the mount point escaped, with \x20 for a
+// space, \x2c for a comma and \x3d for '=', so that the field is one word. Readers keep
+// it as the header field "end.fuse.<connection>".
+struct FuseDaemonField {
+  uint64_t connection = 0;  // the mount's device number: /sys/fs/fuse/connections/<N>
+  int pid = 0;              // the process holding /dev/fuse open for it
+  std::string mount_point;
+};
+std::pair<std::string, std::string> fuse_daemon_field(const FuseDaemonField& d);
+// Parses a key and value as written ("fuse.39") or as kept by a reader ("end.fuse.39").
+bool parse_fuse_daemon_field(std::string_view key, std::string_view value, FuseDaemonField& out);
 
 }  // namespace hangscope::capture_format

@@ -33,8 +33,10 @@ class CaptureWriter final : public RoundSink {
     e.recorded = recorded;
     end_round(index, e);
   }
-  // Flushes. `counters` (the sampler's: vanished, timed_out, ...) follow as key=value.
-  void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters) override;
+  // Flushes. `counters` (the sampler's: vanished, timed_out, ...) follow as key=value,
+  // then `fields` (the FUSE daemons found).
+  void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,
+              const TextFields& fields = {}) override;
   void finish(uint64_t rounds, int64_t duration_ns) { finish(rounds, duration_ns, Counters{}); }
 
  private:

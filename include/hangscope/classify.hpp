@@ -81,13 +81,17 @@ struct HolderRule {
   std::vector<FramePattern> not_frames;
   std::vector<FramePattern> comm;
   bool workqueue = false;
+  // The FUSE daemon the sampler found serving the waiter's mount (the capture's
+  // end.fuse.<connection> fields): its threads, or the daemon itself where none was
+  // sampled. Waiters on no known mount are joined to any daemon.
+  bool fuse_daemon = false;
   HolderScope scope = HolderScope::device;
   Confidence confidence = Confidence::strong;
   HolderFallback fallback = HolderFallback::none;
   std::string unseen;  // words for a holder that was not sampled ("the FUSE daemon")
   std::string origin;  // "file:line:column" of its `groups`, for messages
   bool selects_tasks() const {
-    return !groups.empty() || !frames.empty() || !comm.empty() || workqueue;
+    return !groups.empty() || !frames.empty() || !comm.empty() || workqueue || fuse_daemon;
   }
   bool empty() const { return !selects_tasks() && fallback == HolderFallback::none; }
 };
@@ -109,6 +113,14 @@ struct GroupRule {
   // Tasks that sleep without waiting for anything (idle kernel threads, poll loops, a
   // FUSE daemon waiting for requests): counted, but never victims in the verdict.
   bool idle = false;
+  // Role groups only: what their tasks wait for themselves does not release what others
+  // wait on them for (a frozen file system stays frozen until it is thawed, whatever the
+  // freezer waits for), so the waits-on chains of their waiters end at them.
+  bool root = false;
+  // The file systems whose requests this group's holder serves ("fuse", "fuse.*", "nfs4"):
+  // a task waiting on a page or lock of such a file system that no sampled task holds (a
+  // page locked while the request that reads it is in flight) waits for that holder.
+  std::vector<FramePattern> filesystems;
   std::vector<MatchRule> matches;
   HolderRule holder;
   std::string origin;  // "builtin.toml:42": where the group was defined

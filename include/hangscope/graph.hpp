@@ -44,6 +44,9 @@ struct GraphNode {
   double weight = 0;            // its tasks' average blocked threads (samples when untimed)
   uint64_t samples = 0;
   std::vector<WeightedTask> tasks;  // its heaviest tasks (a few)
+  // The threads of a FUSE daemon recorded for the tasks waiting on it, asleep or stopped:
+  // they hold for others, and wait for nothing themselves (nobody's victims).
+  bool serving = false;
 };
 
 struct GraphEdge {
@@ -55,6 +58,9 @@ struct GraphEdge {
   bool assumed_one_fs = false;
   std::string reason;                 // the holder: "checkpointer", "commit thread", "mutex"
   std::vector<WeightedTask> holders;  // the tasks behind it, heaviest first (a few)
+  // The group (RuleSet::groups index) whose holder rule made it: the waiters' own, or
+  // the one serving their file system; kNoRule for the kernel's explicit facts.
+  uint32_t rule = kNoRule;
 };
 
 // A path from a large group to a root, with the blocked threads whose waits end there.
@@ -74,15 +80,37 @@ struct Deadlock {
 };
 
 // The verdict, in parts that the renderers put into words.
+
+// Who holds or serves what a part of the verdict waits for.
+struct VerdictHolder {
+  std::string label;    // the rule's word for it ("checkpointer"), or the kernel's kind ("mutex")
+  TaskExample task;     // its heaviest task; tid and comm 0 when no task is known
+  std::string place;    // with no task: what serves it, in its node's words ("block device loop0")
+  bool stated = false;  // the kernel said so ("likely owned by", lockdep)
+  bool has_task() const { return task.tid != 0 || task.comm != 0; }
+  bool empty() const { return !has_task() && place.empty() && label.empty(); }
+};
+
 struct VerdictPart {
   double weight = 0;
-  std::string phrase;  // "for log space", "in the rename lock"
-  std::string holder;  // "checkpointer storm-w7 (22800)"; "" when unknown
+  std::string phrase;    // "for log space", "in the rename lock"
+  VerdictHolder holder;  // empty when unknown
+};
+
+// The task a subject names as its {holder} (the FUSE daemon): its process (task.pid),
+// the place it serves (a mount point, "" when unknown) and its state when last sampled.
+struct SubjectHolder {
+  TaskExample task;  // pid 0 when none is known
+  std::string place;
+  char state = '?';
 };
 
 struct Finding {
-  double total = 0;                 // blocked threads whose waits end here
-  std::string subject;              // "the jbd2 journal of loop0"
+  double total = 0;  // blocked threads whose waits end here
+  // "the jbd2 journal of loop0", "the FUSE daemon {holder}": the rule's words with the
+  // device filled in; the renderers put subject_holder in place of {holder}.
+  std::string subject;
+  SubjectHolder subject_holder;
   std::vector<VerdictPart> waits;   // who waits on the subject directly, by phrase
   std::vector<VerdictPart> behind;  // who waits behind them
   std::string then;                 // what the subject itself waits for: "block device loop0"
@@ -90,6 +118,11 @@ struct Finding {
   bool holder_unknown = false;      // no rule or kernel line names who holds it
   bool holder_unseen = false;       // a rule names the holder, but none was sampled
   uint32_t root = 0;                // the root node
+  // The waits end at a root role's task (the freezer), which holds what the others wait
+  // for whatever it waits for itself: that task, with the role's title as its label, and
+  // the phrase of its own wait ("for an RCU grace period"; "" when it has none).
+  VerdictHolder root_holder;
+  std::string root_holder_waits;
 };
 
 struct SubsystemShare {

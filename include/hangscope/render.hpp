@@ -51,7 +51,7 @@ struct RenderOptions {
 // The version of the JSON documents of report and diff (docs/json-schema.json, whose
 // "schema_version" const must say the same): raised when a field is removed, renamed or
 // changes meaning.
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;
 
 class Renderer {
  public:
@@ -74,5 +74,9 @@ std::string chain_words(const WaitGraph& g, const Chain& c, size_t from = 0);
 // What was odd about an input (a cut capture, skipped lines, tasks without a stack, perf
 // samples of other events left out), one line each, "path: ...".
 std::vector<std::string> input_warnings(const SourceInfo& source);
+
+// The subject of a finding of the verdict in words: its holder in place of {holder}
+// ("the FUSE daemon sshfs (4711) of /mnt/remote, which is stopped (T)").
+std::string subject_words(const Capture& c, const Finding& f);
 
 }  // namespace hangscope

@@ -53,6 +53,7 @@ struct TaskRecord {
   std::string_view comm;
   std::string_view stack_text;  // the stack file as read: one frame per line
   bool watched = false;         // an S task in a wait on the sampler's list
+  bool fuse_daemon = false;     // a thread of the FUSE daemon of a mount with waiters
   bool no_stack = false;        // the stack was not read (see context.unreadable)
   bool switches_known = false;
   uint64_t voluntary_switches = 0;
@@ -78,6 +79,8 @@ struct RoundEnd {
 };
 
 using Counters = std::vector<std::pair<std::string, uint64_t>>;
+// Footer fields whose values are words, not numbers (the FUSE daemons found).
+using TextFields = std::vector<std::pair<std::string, std::string>>;
 
 // Receives a recording in order: header, then rounds (begin_round, task..., end_round),
 // then finish. The views in the records are valid during the call only: a sink that
@@ -90,8 +93,10 @@ class RoundSink {
   virtual void begin_round(uint32_t index, int64_t time_ns, bool late) = 0;
   virtual void task(const TaskRecord& t) = 0;
   virtual void end_round(uint32_t index, const RoundEnd& e) = 0;
-  // `counters` (the sampler's: vanished, timed_out, ...) in the order they are to be kept.
-  virtual void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters) = 0;
+  // `counters` (the sampler's: vanished, timed_out, ...) in the order they are to be kept,
+  // then `fields` (words without blanks).
+  virtual void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,
+                      const TextFields& fields = {}) = 0;
 };
 
 }  // namespace hangscope

@@ -16,7 +16,8 @@ class RoundTee final : public RoundSink {
   void task(const TaskRecord& t) override;
   // When the first sink throws, the second still gets the round, and the error follows.
   void end_round(uint32_t index, const RoundEnd& e) override;
-  void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters) override;
+  void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,
+              const TextFields& fields = {}) override;
 
  private:
   RoundSink& a_;

@@ -94,7 +94,7 @@ if kinds != {"report", "diff"}:
 # is an error, so that the test above would see them.
 report = next(d for _, d in documents if d["kind"] == "report")
 for change, doc in (("an undescribed field", {**report, "extra": 1}),
-                    ("another schema_version", {**report, "schema_version": 2}),
+                    ("another schema_version", {**report, "schema_version": report["schema_version"] + 1}),
                     ("a group weight that is not a count", None)):
     if doc is None:
         doc = copy.deepcopy(report)

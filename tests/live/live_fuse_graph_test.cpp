@@ -7,6 +7,7 @@
 
 #include "hangscope/analysis.hpp"
 #include "hangscope/ingest.hpp"
+#include "hangscope/render.hpp"
 #include "support/privileges.hpp"
 #include "support/run.hpp"
 #include "support/stalled_fuse.hpp"
@@ -67,9 +68,8 @@ TEST(LiveFuseGraph, ReadersBlockedOnAStalledDaemonWaitForTheDaemon) {
   // And the verdict says so first.
   ASSERT_FALSE(g.verdict.findings.empty());
   const Finding& f = g.verdict.findings.front();
-  EXPECT_EQ(f.subject.rfind("the FUSE daemon ", 0), 0u) << f.subject;
-  EXPECT_NE(f.subject.find("(pid " + std::to_string(fs.daemon_pid()) + ")"), std::string::npos)
-      << f.subject;
+  EXPECT_EQ(subject_words(c, f), "the FUSE daemon hangscope-stall (" +
+                                     std::to_string(fs.daemon_pid()) + ") of " + fs.mountpoint());
   ASSERT_FALSE(f.waits.empty());
   EXPECT_EQ(f.waits[0].phrase, "for FUSE replies");
 }

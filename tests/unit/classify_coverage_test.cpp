@@ -126,6 +126,8 @@ const std::vector<Known>& known_stacks() {
       {"vfs:dir-lock", {"walk_component", "link_path_walk", "__filename_parentat", "do_unlinkat"}},
       {"vfs:dir-lock", under(kWriteSem, {"do_last", "path_openat"})},  // <= 5.9
       {"vfs:dir-lock", {"lock_two_directories", "do_renameat2"}},
+      // open(O_CREAT) waiting for the parent's i_rwsem: open_last_lookups inlined (6.18)
+      {"vfs:dir-lock", {"path_openat", "do_filp_open", "do_sys_openat2", "__x64_sys_openat"}},
       {"vfs:inode-lock", {"lock_two_nondirectories", "vfs_rename", "ovl_rename", "vfs_rename"}},
       {"vfs:inode-lock", {"vfs_rename", "ovl_rename", "vfs_rename", "do_renameat2"}},
       {"vfs:file-lock", {"ext4_buffered_write_iter", "vfs_write", "ksys_write"}},
@@ -134,6 +136,18 @@ const std::vector<Known>& known_stacks() {
       {"vfs:fs-frozen",
        {"__schedule", "schedule", "percpu_rwsem_wait", "__percpu_down_read", "mnt_want_write",
         "ovl_rename", "vfs_rename"}},
+      {"vfs:fs-frozen", {"percpu_rwsem_wait", "mnt_want_write", "do_renameat2"}},  // 6.18
+      // the freezer, as fsfreeze -f showed it on 6.18: in freeze_super's RCU grace period
+      // (rcu_sync_enter of percpu_down_write, hidden) and in its sync
+      {"vfs:freezer",
+       {"synchronize_rcu_normal", "rcu_sync_enter", "freeze_super.part.0", "__x64_sys_ioctl",
+        "do_syscall_64"},
+       "rcu:gp"},
+      {"vfs:freezer",
+       {"jbd2_log_wait_commit", "ext4_sync_fs", "sync_filesystem", "freeze_super.part.0",
+        "__x64_sys_ioctl"},
+       "jbd2:force-commit"},
+      {"vfs:freezer", {"freeze_super", "fs_bdev_freeze", "bdev_freeze", "dm_suspend"}},
       {"vfs:inode-evict", {"__wait_on_freeing_inode", "find_inode_fast", "iget_locked"}},
       {"writeback:sync", {"wb_wait_for_completion", "sync_inodes_sb", "sync_filesystem"}},
       // mm
@@ -300,6 +314,12 @@ const std::vector<Known>& known_stacks() {
        {"__schedule", "io_schedule", "folio_wait_bit_common", "__folio_lock", "filemap_fault",
         "__do_fault"}},
       {"folio-lock:filemap_fault", {"__schedule", "io_schedule", "__lock_page", "filemap_fault"}},
+      // the lock inlined into filemap_fault (6.18), here under a remote access
+      {"folio-lock:filemap_fault",
+       {"filemap_fault", "__do_fault", "do_fault", "__handle_mm_fault", "handle_mm_fault",
+        "__get_user_pages", "get_user_pages_remote", "__access_remote_vm", "mem_rw"}},
+      {"folio-lock:filemap_get_pages",
+       {"folio_wait_bit_common", "filemap_get_pages", "filemap_read", "vfs_read"}},
       {"sleep:mydrv_reset", {"msleep", "mydrv_reset", "mydrv_probe"}},
       {"io:mydrv_wait_dma",
        {"__schedule", "schedule", "io_schedule", "mydrv_wait_dma", "mydrv_transfer"}},

@@ -29,6 +29,17 @@ struct TaskSpec {
   std::string device;              // TaskContext::device, "" when unknown
   std::string workqueue;           // TaskContext::workqueue, "" when none
   char state = 'D';
+  // What the sampler records of the blocked call's file: its path and file system, and
+  // the call's arguments ("0xffffff9c ..." for a path from AT_FDCWD).
+  std::string file;
+  std::string filesystem;
+  std::string syscall_args;
+  TaskSpec& on(std::string file_, std::string filesystem_, std::string args = "0x3 0x0") {
+    file = std::move(file_);
+    filesystem = std::move(filesystem_);
+    syscall_args = std::move(args);
+    return *this;
+  }
 };
 
 class TaskCapture {
@@ -64,6 +75,9 @@ class TaskCapture {
     TaskContext c;
     c.device = builder_->intern(t.device);
     c.workqueue = builder_->intern(t.workqueue);
+    c.file = builder_->intern(t.file);
+    c.filesystem = builder_->intern(t.filesystem);
+    c.syscall_args = builder_->intern(t.syscall_args);
     s.context = builder_->intern_context(c);
     builder_->add_sample(s);
   }

@@ -68,16 +68,26 @@ TEST(GraphStorm, ChainsEndAtTheJournalOfTheStormsDevice) {
     EXPECT_EQ(f.then, "block device " + dev);
     bool commit = false, log_space = false, rename = false;
     for (const VerdictPart& p : f.waits) {
+      const std::string_view comm = c.strings().get(p.holder.task.comm);
       if (p.phrase == "for commit") {
         commit = true;
-        EXPECT_EQ(p.holder.rfind("commit thread jbd2/" + dev + "-8 (", 0), 0u) << p.holder;
+        EXPECT_EQ(p.holder.label, "commit thread");
+        EXPECT_EQ(comm, "jbd2/" + dev + "-8");
       }
       if (p.phrase == "for log space") {
         log_space = true;
-        EXPECT_EQ(p.holder.rfind("checkpointer storm-w", 0), 0u) << p.holder;
+        EXPECT_EQ(p.holder.label, "checkpointer");
+        EXPECT_TRUE(comm.starts_with("storm-w")) << comm;
       }
     }
-    for (const VerdictPart& p : f.behind) rename = rename || p.phrase == "in the rename lock";
+    // Behind them, the rename lock is named with its holder, a renamer itself blocked on
+    // the way to the journal.
+    for (const VerdictPart& p : f.behind) {
+      if (p.phrase != "in the rename lock") continue;
+      rename = true;
+      EXPECT_EQ(p.holder.label, "renamer");
+      EXPECT_TRUE(c.strings().get(p.holder.task.comm).starts_with("storm-w"));
+    }
     EXPECT_TRUE(commit && log_space && rename);
     EXPECT_GT(f.total, 10);
     EXPECT_TRUE(g.deadlocks.empty());  // a storm, not a deadlock

@@ -297,8 +297,10 @@ TEST(LockdepGraph, RenameWaitersPointAtTheWriterExplicitly) {
   for (const VerdictPart& p : f.behind) {
     if (p.phrase != "in the rename lock") continue;
     renamers_behind = p.weight == 3;
-    // Behind the subject, a holder is named where the kernel named it: here, lockdep.
-    EXPECT_NE(p.holder.find("writer (1234)"), std::string::npos) << p.holder;
+    // Behind the subject, its holder is named: here, as lockdep named it.
+    EXPECT_TRUE(p.holder.stated);
+    EXPECT_EQ(p.holder.task.tid, 1234);
+    EXPECT_EQ(c.strings().get(p.holder.task.comm), "writer");
   }
   EXPECT_TRUE(renamers_behind);
 
@@ -334,7 +336,9 @@ TEST(LockdepGraph, AHolderSeenOnlyInTheListsIsNamedInTheVerdict) {
   const Finding& f = a.graph.verdict.findings[0];
   ASSERT_FALSE(f.waits.empty());
   EXPECT_EQ(f.waits[0].phrase, "in the rename lock");
-  EXPECT_EQ(f.waits[0].holder, std::string(kDirLock) + ": backup (77)");
+  EXPECT_EQ(f.waits[0].holder.label, kDirLock);
+  EXPECT_TRUE(f.waits[0].holder.stated);
+  EXPECT_EQ(f.waits[0].holder.task.tid, 77);
   std::string text = find_renderer("text")->render(Report{c, a}, RenderOptions{});
   EXPECT_NE(text.find("backup (77)"), std::string::npos) << text;
 }

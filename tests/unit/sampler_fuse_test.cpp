@@ -1,0 +1,87 @@
+// What the sampler parses to find the FUSE daemon behind blocked tasks (fuse_daemons.hpp)
+// and how it writes what it found into the capture's end line (capture_format.hpp).
+// The texts are as this machine's kernel (6.18) printed them.
+#include <gtest/gtest.h>
+
+#include "fuse_daemons.hpp"
+#include "hangscope/capture_format.hpp"
+#include "mount_table.hpp"
+#include "task_details.hpp"
+
+using namespace hangscope;
+using namespace hangscope::sampler;
+
+TEST(SamplerFuse, FuseFileSystemsAndTheirConnection) {
+  EXPECT_TRUE(is_fuse_filesystem("fuse.hangscope-stallfs"));
+  EXPECT_TRUE(is_fuse_filesystem("fuse"));
+  EXPECT_TRUE(is_fuse_filesystem("fuseblk"));
+  EXPECT_FALSE(is_fuse_filesystem("fusectl"));
+  EXPECT_FALSE(is_fuse_filesystem("ext4"));
+  // A FUSE mount's anonymous device 0:39 is connection 39; fuseblk's is its block
+  // device's dev_t, 8:17 = (8 << 20) | 17.
+  auto mounts = parse_mountinfo(
+      "42 27 0:39 / /tmp/hs-try.aZHn rw,nosuid,nodev,relatime - fuse.hangscope-stallfs "
+      "hangscope-stallfs rw,user_id=0,group_id=0\n");
+  ASSERT_EQ(mounts.size(), 1u);
+  EXPECT_EQ(fuse_connection(mounts[0].major, mounts[0].minor), 39u);
+  EXPECT_EQ(fuse_connection(8, 17), 8388625u);
+  const FileLocation loc = locate_mount(mounts, mounts[0], "/sys");
+  EXPECT_EQ(loc.fstype, "fuse.hangscope-stallfs");
+  EXPECT_EQ(loc.device, "");
+  EXPECT_EQ(loc.mount_point, "/tmp/hs-try.aZHn");
+  EXPECT_EQ(loc.minor, 39u);
+}
+
+TEST(SamplerFuse, ATaskOnAFuseFileNamesItsConnectionAsAContextField) {
+  auto mounts = parse_mountinfo(
+      "42 27 0:39 / /tmp/hs-try.aZHn rw,nosuid,nodev,relatime - fuse.hangscope-stallfs "
+      "hangscope-stallfs rw,user_id=0,group_id=0\n"
+      "43 27 7:0 / /mnt/x rw,relatime - ext4 /dev/loop0 rw\n");
+  ASSERT_EQ(mounts.size(), 2u);
+  TaskDetails fuse;
+  fuse.location = locate_mount(mounts, mounts[0], "/sys");
+  read_fuse_detail(fuse);
+  ASSERT_EQ(fuse.extra.size(), 1u);
+  EXPECT_EQ(fuse.extra[0].first, "fuse_connection");
+  EXPECT_EQ(fuse.extra[0].second, "39");
+  TaskDetails ext4;
+  ext4.location = locate_mount(mounts, mounts[1], "/sys");
+  read_fuse_detail(ext4);
+  EXPECT_TRUE(ext4.extra.empty());
+}
+
+TEST(SamplerFuse, TheConnectionOfADevFuseDescriptor) {
+  EXPECT_EQ(fdinfo_fuse_connection("pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t90\n"
+                                   "fuse_connection:\t39\n"),
+            39u);
+  EXPECT_EQ(fdinfo_fuse_connection("fuse_connection:\t8388625"), 8388625u);
+  // Before 6.16, and any other file: no connection.
+  EXPECT_FALSE(fdinfo_fuse_connection("pos:\t0\nflags:\t02100002\nmnt_id:\t24\nino:\t90\n"));
+  EXPECT_FALSE(fdinfo_fuse_connection("fuse_connection:\tx\n"));
+}
+
+TEST(SamplerFuse, WaitsAndWaitingRequests) {
+  EXPECT_TRUE(is_fuse_wait("request_wait_answer"));
+  EXPECT_TRUE(is_fuse_wait("fuse_wait_on_folio_writeback"));
+  EXPECT_FALSE(is_fuse_wait("filemap_fault"));
+  EXPECT_EQ(parse_waiting("3\n"), 3u);
+  EXPECT_EQ(parse_waiting("0\n"), 0u);
+  EXPECT_FALSE(parse_waiting(""));
+}
+
+TEST(SamplerFuse, EndLineFieldsKeepMountPointsWithBlanksAndCommas) {
+  const capture_format::FuseDaemonField d{39, 4711, "/mnt/my remote,1=a"};
+  const auto [key, value] = capture_format::fuse_daemon_field(d);
+  EXPECT_EQ(key, "fuse.39");
+  EXPECT_EQ(value, "4711,/mnt/my\\x20remote\\x2c1\\x3da");
+  EXPECT_EQ(value.find(' '), std::string::npos);
+  // As a reader keeps it: the end line's fields become header fields "end.<key>".
+  capture_format::FuseDaemonField back;
+  ASSERT_TRUE(capture_format::parse_fuse_daemon_field("end." + key, value, back));
+  EXPECT_EQ(back.connection, 39u);
+  EXPECT_EQ(back.pid, 4711);
+  EXPECT_EQ(back.mount_point, "/mnt/my remote,1=a");
+  EXPECT_FALSE(capture_format::parse_fuse_daemon_field("end.samples", "12", back));
+  EXPECT_FALSE(capture_format::parse_fuse_daemon_field("end.fuse.39", "x,/mnt", back));
+  EXPECT_FALSE(capture_format::parse_fuse_daemon_field("end.fuse.39", "4711", back));
+}
