@@ -114,7 +114,7 @@ void RoundWindow::end_round(uint32_t index, const RoundEnd& e) {
   maybe_compact();
 }
 
-void RoundWindow::finish(uint64_t, int64_t, const Counters&) {
+void RoundWindow::finish(uint64_t, int64_t, const Counters&, const TextFields&) {
   // A round cut short by the end of the recording is not kept.
   if (in_round_) {
     while (tasks_.size() > open_.first_task - first_seq_) tasks_.pop_back();

@@ -84,7 +84,8 @@ class RoundWindow final : public RoundSink {
   void begin_round(uint32_t index, int64_t time_ns, bool late) override;
   void task(const TaskRecord& t) override;
   void end_round(uint32_t index, const RoundEnd& e) override;
-  void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters) override;
+  void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,
+              const TextFields& fields = {}) override;
 
   void set_span(int64_t span_ns) { opt_.span_ns = span_ns; }
   const CaptureHeader& recording() const { return header_; }

@@ -38,7 +38,9 @@ class Fed final : public RoundSink {
     w_.end_round(i, e);
     m_.add_round(w_);
   }
-  void finish(uint64_t r, int64_t d, const Counters& c) override { w_.finish(r, d, c); }
+  void finish(uint64_t r, int64_t d, const Counters& c, const TextFields& f) override {
+    w_.finish(r, d, c, f);
+  }
 
  private:
   RoundWindow& w_;
