@@ -93,6 +93,18 @@ struct WatchOptions {
 CLI::App* add_watch(CLI::App& app, WatchOptions& opts);
 int run_watch(const WatchOptions& opts, const std::string& command_line);
 
+struct TopOptions {
+  RecordOptions sampling;  // its interval is top's own default
+  double refresh_s = 1;
+  bool batch = false;
+  uint64_t frames = 0;  // 0: until q or a signal
+  std::string dir = "/var/lib/hangscope";  // where `w` writes the window
+};
+
+// top/top.cpp
+CLI::App* add_top(CLI::App& app, TopOptions& opts);
+int run_top(const TopOptions& opts, const std::string& command_line);
+
 // diff.cpp
 CLI::App* add_diff(CLI::App& app, DiffArgs& opts);
 int run_diff(const DiffArgs& opts);

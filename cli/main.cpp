@@ -51,6 +51,8 @@ int main(int argc, char** argv) {
   CLI::App* diff_cmd = add_diff(app, diff);
   WatchOptions watch;
   CLI::App* watch_cmd = add_watch(app, watch);
+  TopOptions top;
+  CLI::App* top_cmd = add_top(app, top);
   std::string shell;
   CLI::App* completion_cmd = add_completion(app, shell);
 
@@ -71,6 +73,7 @@ int main(int argc, char** argv) {
     if (report_cmd->parsed()) return run_report(report);
     if (diff_cmd->parsed()) return run_diff(diff);
     if (watch_cmd->parsed()) return run_watch(watch, joined_command_line(argc, argv));
+    if (top_cmd->parsed()) return run_top(top, joined_command_line(argc, argv));
     if (completion_cmd->parsed()) return run_completion(app, shell);
     bool bounded = record.duration_s > 0 || record.rounds > 0;
     if (!record_cmd->parsed() && !bounded) record.duration_s = kDefaultSeconds;

@@ -7,7 +7,7 @@ set(HANGSCOPE_MAN_PAGES
   hangscope-report
   hangscope-diff
   hangscope-watch
-  # hangscope-top: add it here, with docs/man/<page>.1.adoc.
+  hangscope-top
 )
 set(HANGSCOPE_MAN_DIR ${PROJECT_BINARY_DIR}/man)
 

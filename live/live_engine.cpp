@@ -1,11 +1,19 @@
 #include "hangscope/live_engine.hpp"
 
+#include <sys/resource.h>
+
 #include <ctime>
 
 #include "round_schedule.hpp"
 #include "system_info.hpp"
 
 namespace hangscope {
+
+double process_cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
 
 LiveEngine::LiveEngine(SamplerOptions options, WindowOptions window)
     : window_(window),

@@ -1,7 +1,6 @@
 #include "hangscope/watch.hpp"
 
 #include <fmt/format.h>
-#include <sys/resource.h>
 
 #include <algorithm>
 #include <ctime>
@@ -17,12 +16,6 @@
 namespace hangscope {
 
 namespace {
-
-double process_cpu_seconds() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
 
 size_t kind_index(TriggerKind k) { return static_cast<size_t>(k); }
 

@@ -6,7 +6,8 @@
 # python3-jsonschema are for the tests of the man pages, the completion, the .deb and
 # the JSON schema (tests/install/); ccache makes the second build of .ci/run cheap;
 # cpp-httplib serves watch's metrics, and prometheus (its server and promtool) is what
-# the live test of them scrapes with.
+# the live test of them scrapes with; libncurses-dev draws top's full-screen view, and
+# tmux is the real terminal its live test drives.
 set -eu
 PACKAGES="
   g++ cmake ninja-build pkg-config
@@ -32,6 +33,8 @@ PACKAGES="
   libunwind-dev
   libcpp-httplib-dev
   prometheus
+  libncurses-dev
+  tmux
   e2fsprogs
   util-linux
   mount

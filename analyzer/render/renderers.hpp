@@ -33,8 +33,8 @@ std::string weight_words(const Summary& summary, uint64_t weight, Activity of);
 // task_label.cpp: a task as the reports name it, "comm (tid)".
 std::string task_label(const Capture& c, const TaskExample& t);
 
-// verdict_words.cpp: verdict_lines (render.hpp), the verdict as lines of text.
-// verdict_words.cpp: who holds what a part of the verdict waits for, in words.
+// verdict_words.cpp: verdict_lines (render.hpp), the verdict as lines of text; and
+// who holds what a part of the verdict waits for, in words.
 std::string holder_words(const Capture& c, const VerdictHolder& h);
 
 }  // namespace hangscope::render

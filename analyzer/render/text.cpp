@@ -206,13 +206,7 @@ void chains(Out out, const Report& r) {
   for (size_t i = 0; i < g.chains.size() && i < 5; ++i) {
     const Chain& c = g.chains[i];
     if (c.behind <= 0) continue;  // running tasks only: nobody waits
-    fmt::format_to(out, "  {:>6}  ", amount(g, c.behind));
-    for (size_t j = 0; j < c.nodes.size(); ++j) {
-      const GraphNode& n = g.nodes[c.nodes[j]];
-      fmt::format_to(out, "{}{}", j ? " -> " : "", n.label);
-      if (n.kind == NodeKind::group) fmt::format_to(out, " ({})", amount(g, n.weight));
-    }
-    out = '\n';
+    fmt::format_to(out, "  {:>6}  {}\n", amount(g, c.behind), hangscope::chain_words(g, c));
   }
 }
 
@@ -275,3 +269,17 @@ const Renderer& text_renderer() {
 }
 
 }  // namespace hangscope::render
+
+namespace hangscope {
+
+std::string chain_words(const WaitGraph& g, const Chain& c, size_t from) {
+  std::string s;
+  for (size_t j = from; j < c.nodes.size(); ++j) {
+    const GraphNode& n = g.nodes[c.nodes[j]];
+    s += fmt::format("{}{}", j > from ? " -> " : "", n.label);
+    if (n.kind == NodeKind::group) s += fmt::format(" ({})", render::amount(g, n.weight));
+  }
+  return s;
+}
+
+}  // namespace hangscope

@@ -192,7 +192,10 @@ std::vector<std::string> verdict_lines(const Report& r) {
   return lines;
 }
 
-namespace render {
+}  // namespace hangscope
+
+namespace hangscope::render {
+
 namespace {
 
 // ", which is stopped (T)": what a holder's state says of it, where it says something.
@@ -213,7 +216,9 @@ std::string_view state_words(char state) {
 
 }  // namespace
 
-}  // namespace render
+}  // namespace hangscope::render
+
+namespace hangscope {
 
 std::string subject_words(const Capture& c, const Finding& f) {
   std::string text = f.subject;

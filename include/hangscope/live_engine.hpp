@@ -18,6 +18,10 @@ namespace sampler {
 class RoundSchedule;
 }
 
+// CPU seconds (user and system) this process has used, all its threads: what watch and
+// top say of their own cost.
+double process_cpu_seconds();
+
 class LiveEngine {
  public:
   // Throws std::regex_error for a bad comm regex (as Sampler does).

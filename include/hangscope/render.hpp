@@ -67,6 +67,9 @@ std::span<const Renderer* const> renderers();
 // deadlocks, then findings): for one-line summaries elsewhere (watch's journal line).
 std::vector<std::string> verdict_lines(const Report& report);
 const Renderer* find_renderer(std::string_view name);
+// A waits-on chain from its `from`th node on, as the text report writes it
+// ("vfs:rename-lock@loop0 (11.23) -> ... -> block device loop0").
+std::string chain_words(const WaitGraph& g, const Chain& c, size_t from = 0);
 
 // What was odd about an input (a cut capture, skipped lines, tasks without a stack, perf
 // samples of other events left out), one line each, "path: ...".

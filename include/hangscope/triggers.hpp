@@ -54,6 +54,12 @@ class BlockedTracker {
     double seconds = 0;
   };
   const Longest& longest() const { return longest_; }
+  // The stretch without running of a task of the newest round added; null when its
+  // switch counts are not known (or it was not in that round).
+  const SwitchStretch* stretch(int32_t tid) const {
+    auto it = stretches_.find(tid);
+    return it == stretches_.end() ? nullptr : &it->second;
+  }
 
  private:
   absl::flat_hash_map<int32_t, SwitchStretch> stretches_, next_;
