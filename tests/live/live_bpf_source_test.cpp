@@ -47,7 +47,7 @@ class KeepSink final : public RoundSink {
     tasks_[t.tid].push_back({t.state, std::string(t.comm), std::string(t.stack_text)});
   }
   void end_round(uint32_t, const RoundEnd&) override {}
-  void finish(uint64_t, int64_t, const Counters&) override {}
+  void finish(uint64_t, int64_t, const Counters&, const TextFields&) override {}
   std::map<int, std::vector<Seen>> tasks_;
   std::map<std::string, std::string> header_;
 };
