@@ -188,7 +188,11 @@ TEST_P(LiveSamplerStall, SleepingFuseReadersAreRecordedForTheirWait) {
       EXPECT_EQ(s.pid, fs.daemon_pid()) << "tid " << s.tid;
   }
   ASSERT_EQ(mine.size(), 5u);
-  EXPECT_GT(c.samples.size(), mine.size()) << "the daemon's threads";
+  // The /proc source records the daemon's threads; the BPF source does not yet follow
+  // them (docs/sampler.md, "FUSE daemons").
+  if (std::string(GetParam()) == "proc") {
+    EXPECT_GT(c.samples.size(), mine.size()) << "the daemon's threads";
+  }
   Classification cls = classify(c.stacks, builtin_rules());
   for (const TaskSample& s : mine) {
     EXPECT_EQ(s.state, 'S');

@@ -51,6 +51,7 @@ class TaskCapture {
     info.format = interval_s > 0 ? "capture" : "kernel-log";
     info.timed = interval_s > 0;
     info.interval_s = interval_s;
+    if (!info.timed) info.unit = WeightUnit::tasks;  // a dump counts its tasks, as its reader says
     builder_ = std::make_unique<CaptureBuilder>(capture, info);
   }
 
