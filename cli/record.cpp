@@ -17,24 +17,11 @@
 #include "hangscope/sampler.hpp"
 #include "output.hpp"
 #include "progress.hpp"
+#include "stop_signals.hpp"
 
 namespace hangscope::cli {
 
 namespace {
-
-std::atomic<bool> g_stop{false};
-
-void on_signal(int) { g_stop.store(true); }
-
-// SIGINT and SIGTERM end the capture cleanly; no SA_RESTART, so that a sleeping
-// sampler wakes up at once.
-void install_stop_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
 
 class Fd {
  public:
@@ -229,7 +216,7 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
     // A build without the BPF source says so in --version, not at every record.
     if (!sampler.source_fallback().empty() && bpf_source_built())
       print_error("BPF source unavailable: " + sampler.source_fallback() + "; sampling /proc");
-    result = sampler.run(g_stop, [&](const RoundStats& r) { progress.round(r); });
+    result = sampler.run(stop_requested(), [&](const RoundStats& r) { progress.round(r); });
   } catch (const PrivilegeError& e) {
     progress.done();
     print_error(e.what());

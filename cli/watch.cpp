@@ -15,25 +15,22 @@
 #include "hangscope/kmsg_reader.hpp"
 #include "hangscope/metrics_server.hpp"
 #include "output.hpp"
+#include "stop_signals.hpp"
 
 namespace hangscope::cli {
 
 namespace {
 
-std::atomic<bool> g_stop{false};
 std::atomic<bool> g_now{false};
 
-void on_stop(int) { g_stop.store(true); }
 void on_now(int) { g_now.store(true); }
 
 // SIGINT and SIGTERM end watch (a capture being made is written first); SIGUSR1 asks for
 // a capture now. No SA_RESTART, so that a sleeping loop wakes up at once.
 void install_handlers() {
+  install_stop_handlers();
   struct sigaction sa {};
   sigemptyset(&sa.sa_mask);
-  sa.sa_handler = on_stop;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
   sa.sa_handler = on_now;
   sigaction(SIGUSR1, &sa, nullptr);
 }
@@ -210,7 +207,7 @@ int run_watch(const WatchOptions& opts, const std::string& command_line) {
              opts.sampling.interval_ms, dir->path(),
              server ? fmt::format(", metrics on http://{}:{}/metrics", host, server->port()) : "");
   std::fflush(stderr);
-  SamplerResult r = watch.run(g_stop, g_now);
+  SamplerResult r = watch.run(stop_requested(), g_now);
   fmt::print(stderr, "hangscope watch: stopped after {} rounds, {} captures written\n", r.rounds,
              watch.written().size());
   return kOk;

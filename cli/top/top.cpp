@@ -17,6 +17,7 @@
 
 #include "../commands.hpp"
 #include "../output.hpp"
+#include "../stop_signals.hpp"
 #include "hangscope/capture_dir.hpp"
 #include "hangscope/capture_writer.hpp"
 #include "hangscope/live_engine.hpp"
@@ -28,20 +29,6 @@ namespace hangscope::cli {
 
 namespace {
 
-std::atomic<bool> g_stop{false};
-
-void on_stop(int) { g_stop.store(true); }
-
-// SIGINT and SIGTERM end top (the terminal restored first); installed before curses
-// starts, so that it keeps them instead of installing its own. No SA_RESTART: a
-// sleeping round wakes up at once.
-void install_handlers() {
-  struct sigaction sa {};
-  sigemptyset(&sa.sa_mask);
-  sa.sa_handler = on_stop;
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
 
 double wall_seconds() {
   timespec t{};
@@ -172,7 +159,9 @@ int run_top(const TopOptions& opts, const std::string& command_line) {
   if (!check_stack_access(opts.sampling, *sampling)) return kFailure;
   const bool unicode = utf8_locale();
   const bool batch = opts.batch || !isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO);
-  install_handlers();
+  // Before curses starts, so that it keeps these instead of installing its own; the
+  // terminal is restored first.
+  install_stop_handlers();
   Frames frames(opts, *sampling, rules);
 
   if (batch) {
@@ -183,9 +172,9 @@ int run_top(const TopOptions& opts, const std::string& command_line) {
       fmt::print("{}", top::batch_frame(f, clock_text(), width, unicode));
       std::fflush(stdout);
       if (opts.frames && ++shown >= opts.frames) stop.store(true);
-      if (g_stop.load()) stop.store(true);
+      if (stop_requested().load()) stop.store(true);
     }, [&] {
-      if (g_stop.load()) stop.store(true);
+      if (stop_requested().load()) stop.store(true);
     });
     return kOk;
   }
@@ -198,7 +187,7 @@ int run_top(const TopOptions& opts, const std::string& command_line) {
     try {
       frames.run(stop, [&](TopFrame f) { channel.post_frame(std::move(f)); }, [&] {
         if (channel.write_asked()) channel.post_message(frames.write_window_capture());
-        if (g_stop.load()) stop.store(true);
+        if (stop_requested().load()) stop.store(true);
       });
     } catch (const std::exception& e) {
       failure = e.what();
@@ -206,7 +195,7 @@ int run_top(const TopOptions& opts, const std::string& command_line) {
     stop.store(true);
   });
   try {
-    top::run_terminal_view(channel, stop, g_stop, unicode, opts.frames);
+    top::run_terminal_view(channel, stop, stop_requested(), unicode, opts.frames);
   } catch (...) {
     stop.store(true);
     sampler.join();
