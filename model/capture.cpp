@@ -2,6 +2,13 @@
 
 namespace hangscope {
 
+double cpu_seconds_per_weight(const SourceInfo& source) {
+  if (source.oncpu_hz > 0) return 1.0 / source.oncpu_hz;
+  if (source.unit == WeightUnit::period && (source.event == "cpu-clock" || source.event == "task-clock"))
+    return 1e-9;
+  return 0;
+}
+
 uint64_t Capture::timed_rounds() const {
   uint64_t n = 0;
   for (const Round& r : rounds)

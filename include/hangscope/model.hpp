@@ -44,6 +44,10 @@ struct SourceInfo {
   bool timed = false;
   WeightUnit unit = WeightUnit::samples;  // what TaskSample::weight counts
   std::string event;  // the perf event whose samples these are ("cycles"); "" for others
+  // On-CPU samples (running(s)) of a sampler capture made with `record --on-cpu`: perf's
+  // cpu-clock on every CPU at this frequency, each sample one of weight 1 standing for
+  // 1/oncpu_hz seconds of CPU; 0 when the input has no on-CPU samples of its own.
+  double oncpu_hz = 0;
   // The input's own tools show each stack under its command, as a root frame
   // (stackcollapse-perf.pl on perf script, bcc's folded stacks): FlameRoot::automatic
   // draws it so.
@@ -139,6 +143,12 @@ struct TaskSample {
 // the sampler's on-CPU stacks. They are never counted as blocked tasks; a running task
 // may still hold what blocked ones wait for.
 inline bool running(const TaskSample& s) { return s.state == 'R'; }
+
+// Seconds of CPU that one unit of weight of a running sample of this source stands for:
+// 1/oncpu_hz for the sampler's on-CPU samples, 1e-9 for perf's cpu-clock and task-clock
+// periods (nanoseconds); 0 where the input does not say (cycles, counts without a
+// frequency), so that such samples can be shared out but not turned into cores.
+double cpu_seconds_per_weight(const SourceInfo& source);
 
 // An explicit statement by the kernel that one task waits for another, such as
 // "INFO: task A:1 is blocked on a mutex likely owned by task B:2".
