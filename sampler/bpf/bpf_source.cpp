@@ -116,7 +116,9 @@ void BpfSource::read(RoundTable& round) {
   const bool s_scan = !waits_.empty() && (pass_ == 0 || begin - last_s_scan_ >= timings_.s_interval_ns);
   if (s_scan) last_s_scan_ = begin;
   TaskIterCounts counts;
-  std::string_view data = program_->run(++pass_, s_scan, followed_, counts);
+  std::string_view data = program_->run(
+      {.pass = ++pass_, .s_scan = s_scan, .followed = &followed_, .daemons = &round.fuse_daemons()},
+      counts);
   followed_.clear();
   round.counts().threads += counts.tasks;
   round.counts().running += counts.running;
@@ -156,9 +158,12 @@ void BpfSource::take(const hs_task_record& r, const uint64_t* ips, RoundTable& r
     k.details.reset();
   }
   const char state = HS_STATE_LETTERS[std::min<size_t>(r.state, sizeof HS_STATE_LETTERS - 2)];
+  // The threads of a FUSE daemon with waiters are recorded whatever their state and the
+  // filters (fuse_watch.hpp), as the /proc source does.
+  const bool daemon = round.fuse_daemon(static_cast<int>(r.tgid));
   // A D task seen on a CPU (its stack empty) is about to sleep or has just woken.
-  if (k.stack.empty() && state == 'D' && opt_.stacks) return;
-  if (!pids_.empty() && !pids_.count(static_cast<int>(r.tgid))) return;
+  if (k.stack.empty() && state == 'D' && opt_.stacks && !daemon) return;
+  if (!daemon && !pids_.empty() && !pids_.count(static_cast<int>(r.tgid))) return;
   RoundTask task;
   task.pid = static_cast<int>(r.tgid);
   task.tid = tid;
@@ -168,7 +173,8 @@ void BpfSource::take(const hs_task_record& r, const uint64_t* ips, RoundTable& r
   task.kernel_thread = (r.flags & kPfKthread) != 0;
   k.worker = (r.flags & (kPfWqWorker | kPfKthread)) != 0;
   // Its name as /proc gives it comes with its details: filtered in settle.
-  if (comm_re_ && !k.worker && !std::regex_search(task.comm, *comm_re_)) return;
+  if (comm_re_ && !daemon && !k.worker && !std::regex_search(task.comm, *comm_re_)) return;
+  task.fuse_daemon = daemon;
   task.watched = r.watch != 0 && r.watch <= waits_.size();
   if (task.watched) {
     task.wchan = waits_[r.watch - 1];
@@ -237,7 +243,8 @@ void BpfSource::settle(RoundTable& round) {
       task.details = std::move(d);
       task.fresh = true;
     }
-    if (comm_re_ && k.worker && !std::regex_search(task.comm, *comm_re_)) task.dropped = true;
+    if (comm_re_ && k.worker && !task.fuse_daemon && !std::regex_search(task.comm, *comm_re_))
+      task.dropped = true;
     task.cgroup = k.cgroup;
   }
 }

@@ -2,7 +2,7 @@
 /* The BPF task iterator of the sampler (bpf_source.cpp): one pass over every task of the
  * kernel, in the kernel. It keeps the tasks in the selected states, and the sleeping (S)
  * tasks whose innermost function outside the scheduler is a wait function of the S-wait
- * watch, and writes for each a record (task_iter_record.h) with its kernel stack. A
+ * watch, and the threads of the FUSE daemons it is given, and writes for each a record (task_iter_record.h) with its kernel stack. A
  * stack is taken again only when the task has been switched since its stack of the last
  * pass: a task that has not run has the same stack (as xcapture v3 does). */
 #include "kernel_types.h"
@@ -31,6 +31,10 @@ __u64 pass = 0;
 __u32 s_scan = 0;
 __u32 n_followed = 0;
 __u32 followed[HS_MAX_FOLLOWED] = {};
+/* The FUSE daemons of mounts with waiters (RoundTable::fuse_daemons), by tgid: their
+ * threads are kept whatever their state and -p. */
+__u32 n_daemons = 0;
+__u32 daemons[HS_MAX_DAEMONS] = {};
 /* What the pass walked (the iterator runs on one CPU, in the reader's read). */
 __u32 tasks_walked = 0, tasks_running = 0, tasks_uninterruptible = 0;
 
@@ -117,6 +121,14 @@ static __always_inline int is_followed(__u32 tid) {
   return 0;
 }
 
+static __always_inline int is_daemon(__u32 tgid) {
+  for (__u32 i = 0; i < HS_MAX_DAEMONS; ++i) {
+    if (i >= n_daemons) return 0;
+    if (daemons[i] == tgid) return 1;
+  }
+  return 0;
+}
+
 static __always_inline int pid_selected(__u32 tgid) {
   for (__u32 i = 0; i < HS_MAX_PIDS; ++i) {
     if (i >= n_pids) return 0;
@@ -130,13 +142,14 @@ int sample_tasks(struct bpf_iter__task *ctx) {
   struct seq_file *seq = ctx->meta->seq;
   struct task_struct *task = ctx->task;
   if (!task) return 0;
-  if (n_pids && !pid_selected(task->tgid)) return 0;
+  const int daemon = n_daemons && is_daemon(task->tgid);
+  if (n_pids && !daemon && !pid_selected(task->tgid)) return 0;
 
   const __u8 state = state_index(task);
   ++tasks_walked;
   if (state == 0) ++tasks_running;
   if (state == 2) ++tasks_uninterruptible;
-  const int kept = (state_mask >> state) & 1;
+  const int kept = daemon || ((state_mask >> state) & 1);
   const int may_watch =
       !kept && state == 1 && n_waits > 0 && (s_scan || is_followed((__u32)task->pid));
   if (!kept && !may_watch) return 0;

@@ -131,14 +131,20 @@ TaskIterProgram::~TaskIterProgram() {
   if (skel_) task_iter::destroy(skel_);
 }
 
-std::string_view TaskIterProgram::run(uint64_t pass, bool s_scan,
-                                      const std::vector<uint32_t>& followed,
-                                      TaskIterCounts& counts) {
+std::string_view TaskIterProgram::run(const TaskIterPass& pass, TaskIterCounts& counts) {
   auto* bss = skel_->bss;
-  bss->pass = pass;
-  bss->s_scan = s_scan || followed.size() > HS_MAX_FOLLOWED;
+  static const std::vector<uint32_t> kNoTids;
+  const std::vector<uint32_t>& followed = pass.followed ? *pass.followed : kNoTids;
+  bss->pass = pass.pass;
+  bss->s_scan = pass.s_scan || followed.size() > HS_MAX_FOLLOWED;
   bss->n_followed = bss->s_scan ? 0 : static_cast<uint32_t>(followed.size());
   for (uint32_t i = 0; i < bss->n_followed; ++i) bss->followed[i] = followed[i];
+  bss->n_daemons = 0;
+  if (pass.daemons)
+    for (int pid : *pass.daemons) {
+      if (bss->n_daemons == HS_MAX_DAEMONS) break;
+      bss->daemons[bss->n_daemons++] = static_cast<uint32_t>(pid);
+    }
   bss->tasks_walked = bss->tasks_running = bss->tasks_uninterruptible = 0;
   int fd = bpf_iter_create(bpf_link__fd(skel_->links.sample_tasks));
   if (fd < 0) throw std::system_error(errno, std::generic_category(), "running the task iterator");

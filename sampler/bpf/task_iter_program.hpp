@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,18 @@ struct TaskIterConfig {
   KernelSymbols::Range sched_text, lock_text;
 };
 
+// What one pass is asked for.
+struct TaskIterPass {
+  uint64_t pass = 0;
+  // Every sleeping task is looked at for the S-wait watch; else only `followed` (tids;
+  // when there are more than HS_MAX_FOLLOWED, every pass scans).
+  bool s_scan = false;
+  const std::vector<uint32_t>* followed = nullptr;
+  // Processes whose threads are kept whatever their state and -p: the FUSE daemons of
+  // mounts with waiters (the first HS_MAX_DAEMONS).
+  const std::set<int>* daemons = nullptr;
+};
+
 // What one pass counted of every task it walked.
 struct TaskIterCounts {
   uint32_t tasks = 0, running = 0, uninterruptible = 0;
@@ -36,12 +49,9 @@ class TaskIterProgram {
   TaskIterProgram(const TaskIterProgram&) = delete;
   TaskIterProgram& operator=(const TaskIterProgram&) = delete;
 
-  // One pass: the records, back to back (task_iter_record.h). `s_scan`: every sleeping
-  // task is looked at for the S-wait watch; else only `followed` (tids; when there are
-  // more than HS_MAX_FOLLOWED, every pass scans). Throws std::system_error when the
-  // iterator cannot be run.
-  std::string_view run(uint64_t pass, bool s_scan, const std::vector<uint32_t>& followed,
-                       TaskIterCounts& counts);
+  // One pass: the records, back to back (task_iter_record.h). Throws std::system_error
+  // when the iterator cannot be run.
+  std::string_view run(const TaskIterPass& pass, TaskIterCounts& counts);
 
  private:
   TaskIterProgram() = default;

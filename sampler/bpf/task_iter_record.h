@@ -10,6 +10,7 @@
 #define HS_MAX_WAITS 32  /* wait functions of the S-wait watch */
 #define HS_MAX_FOLLOWED 64 /* watched S tasks followed between scans (beyond: scan every pass) */
 #define HS_MAX_PIDS 64   /* processes of -p filtered in the kernel (beyond: in user space) */
+#define HS_MAX_DAEMONS 16 /* FUSE daemons followed whatever their state (beyond: named only) */
 
 /* State letters by index, as /proc prints them (fs/proc/array.c task_state_array). */
 #define HS_STATE_LETTERS "RSDTtXZPI"

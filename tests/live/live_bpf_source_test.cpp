@@ -44,14 +44,18 @@ class KeepSink final : public RoundSink {
   }
   void begin_round(uint32_t, int64_t, bool) override {}
   void task(const TaskRecord& t) override {
-    // The threads of a FUSE daemon its readers wait on: the /proc source alone follows
-    // them so far (docs/sampler.md, "FUSE daemons").
-    if (t.fuse_daemon) return;
+    // The threads of the FUSE daemon its readers wait on, added by either source: counted
+    // apart, since their stacks change as the daemon runs.
+    if (t.fuse_daemon) {
+      daemon_threads_.insert(t.tid);
+      return;
+    }
     tasks_[t.tid].push_back({t.state, std::string(t.comm), std::string(t.stack_text)});
   }
   void end_round(uint32_t, const RoundEnd&) override {}
   void finish(uint64_t, int64_t, const Counters&, const TextFields&) override {}
   std::map<int, std::vector<Seen>> tasks_;
+  std::set<int> daemon_threads_;
   std::map<std::string, std::string> header_;
 };
 
@@ -151,6 +155,9 @@ TEST(LiveBpfSource, StalledFuseReadersHaveTheSameFramesFromBothSources) {
   KeepSink proc = sample(TaskSourceKind::proc, {reader}, "DS", 4);
   KeepSink bpf = sample(TaskSourceKind::bpf, {reader}, "DS", 4);
   expect_same_tasks(proc, bpf, 1);
+  // Its daemon's threads, followed by both sources once the reader waits on its mount.
+  EXPECT_FALSE(proc.daemon_threads_.empty());
+  EXPECT_EQ(bpf.daemon_threads_, proc.daemon_threads_);
   EXPECT_EQ(bpf.tasks_.at(reader)[0].state, 'S');
   EXPECT_NE(bpf.tasks_.at(reader)[0].stack.find("] request_wait_answer+0x"), std::string::npos)
       << bpf.tasks_.at(reader)[0].stack;

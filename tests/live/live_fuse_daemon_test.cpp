@@ -16,6 +16,7 @@
 #include "support/privileges.hpp"
 #include "support/run.hpp"
 #include "support/stalled_fuse.hpp"
+#include "support/task_sources.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_file.hpp"
 #include "support/wait_for.hpp"
@@ -88,8 +89,13 @@ TEST(LiveFuseDaemon, ItsDescriptorNamesTheConnectionOfItsMount) {
   EXPECT_FALSE(watch.records(fs.daemon_pid()));
 }
 
-TEST(LiveFuseDaemon, TheVerdictNamesTheStoppedDaemonOfTheMount) {
+// Both sources record the daemon's threads whatever their state: the verdict says it is
+// stopped.
+class LiveFuseDaemonBySource : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LiveFuseDaemonBySource, TheVerdictNamesTheStoppedDaemonOfTheMount) {
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
   if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
@@ -104,9 +110,7 @@ TEST(LiveFuseDaemon, TheVerdictNamesTheStoppedDaemonOfTheMount) {
   TempDir tmp;
   const std::string out = tmp.file("daemon.capture");
   RunResult r = run(
-      // The /proc source: it records the daemon's threads whatever their state; the BPF
-      // source names the daemon by its pid and mount only (docs/sampler.md).
-      {HANGSCOPE_BIN, "record", "--source", "proc", "-n", "100", "-i", "20", "-p",
+      {HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "100", "-i", "20", "-p",
        std::to_string(reader), "-o", out});
   ASSERT_EQ(r.status, 0) << r.err;
   Capture c;
@@ -137,3 +141,6 @@ TEST(LiveFuseDaemon, TheVerdictNamesTheStoppedDaemonOfTheMount) {
   const std::string first = text.substr(0, text.find('\n'));
   EXPECT_NE(first.find(" blocked threads wait on " + daemon + ": "), std::string::npos) << first;
 }
+
+INSTANTIATE_TEST_SUITE_P(Sources, LiveFuseDaemonBySource, task_sources(),
+                         [](const auto& info) { return info.param; });
