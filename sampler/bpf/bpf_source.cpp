@@ -41,6 +41,7 @@ class BpfSource final : public TaskSource {
   void prepare(CaptureHeader& header) override {
     mounts_ = std::make_shared<MountTable>(opt_.proc_root);
     header.extra.emplace_back("source", "bpf");
+    header.extra.emplace_back("bpf_walk", program_->walk());
   }
   void read(RoundTable& round) override;
   void settle(RoundTable& round) override;
@@ -48,6 +49,7 @@ class BpfSource final : public TaskSource {
     totals.vanished += vanished_;
     footer.emplace_back("details_reused", details_reused_);
     footer.emplace_back("stacks_reused", stacks_reused_);
+    if (program_->passes_redone()) footer.emplace_back("bpf_passes_redone", program_->passes_redone());
   }
 
  private:

@@ -42,4 +42,12 @@ struct bpf_iter__task {
 
 #pragma clang attribute pop
 
+/* The open-coded task iterator (kfuncs, Linux 6.7 on): its state lives on the BPF stack;
+ * the kernel checks the size against its own struct bpf_iter_task. */
+struct bpf_iter_task {
+  __u64 __opaque[3];
+} __attribute__((aligned(8)));
+
+#define BPF_TASK_ITER_ALL_THREADS 1
+
 #endif

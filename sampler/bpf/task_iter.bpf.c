@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The BPF task iterator of the sampler (bpf_source.cpp): one pass over every task of the
- * kernel, in the kernel. It keeps the tasks in the selected states, and the sleeping (S)
+ * kernel, in the kernel, in one of two ways. `sample_all` (Linux 6.7 on) is run once per
+ * pass and walks the task list itself with the open-coded task iterator, under RCU,
+ * writing to a ring buffer: the per-task cost of `sample_tasks` (the iter/task
+ * program the kernel calls once per task) is mostly the seq_file iterator's own lookup
+ * of each task by pid and its reference count, which this walk does not pay. Either It keeps the tasks in the selected states, and the sleeping (S)
  * tasks whose innermost function outside the scheduler is a wait function of the S-wait
  * watch, and the threads of the FUSE daemons it is given, and writes for each a record (task_iter_record.h) with its kernel stack. A
  * stack is taken again only when the task has been switched since its stack of the last
@@ -37,6 +41,18 @@ __u32 n_daemons = 0;
 __u32 daemons[HS_MAX_DAEMONS] = {};
 /* What the pass walked (the iterator runs on one CPU, in the reader's read). */
 __u32 tasks_walked = 0, tasks_running = 0, tasks_uninterruptible = 0;
+/* Records sample_all could not write for want of room in the ring buffer this pass. */
+__u32 records_lost = 0;
+
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 4 << 20); /* set before load (task_iter_program.cpp) */
+} records SEC(".maps");
+
+extern int bpf_iter_task_new(struct bpf_iter_task *it, struct task_struct *task,
+                             unsigned int flags) __ksym __weak;
+extern struct task_struct *bpf_iter_task_next(struct bpf_iter_task *it) __ksym __weak;
+extern void bpf_iter_task_destroy(struct bpf_iter_task *it) __ksym __weak;
 
 /* What the last passes saw of a task, freed with the task. */
 struct seen {
@@ -80,7 +96,11 @@ static __always_inline __u8 state_index(struct task_struct *t) {
     raw = t->__state;
   else
     raw = (unsigned int)((struct task_struct___pre514 *)t)->state;
-  unsigned int s = (raw | (unsigned int)t->exit_state) & TASK_REPORT;
+  /* /proc ORs in exit_state, on a cache line of its own: read only where the state says
+   * running, which is what __state holds (TASK_DEAD, outside TASK_REPORT) once a task has
+   * exited; a sleeping task then costs the walk one cache line less. */
+  unsigned int s = raw & TASK_REPORT;
+  if (!s) s = (unsigned int)t->exit_state & TASK_REPORT;
   if ((raw & TASK_IDLE) == TASK_IDLE) s = TASK_REPORT_IDLE;
   if ((raw & TASK_RTLOCK_WAIT) || (raw & TASK_FROZEN)) s = TASK_UNINTERRUPTIBLE;
   __u8 i = 0;
@@ -137,11 +157,9 @@ static __always_inline int pid_selected(__u32 tgid) {
   return 0;
 }
 
-SEC("iter/task")
-int sample_tasks(struct bpf_iter__task *ctx) {
-  struct seq_file *seq = ctx->meta->seq;
-  struct task_struct *task = ctx->task;
-  if (!task) return 0;
+/* Looks at one task: 0 when it is not kept, else the bytes of its record in `s` (the
+ * record, then as many of s->ips as its stack_bytes says). */
+static __always_inline __u32 look_at(struct task_struct *task, struct scratch *s) {
   const int daemon = n_daemons && is_daemon(task->tgid);
   if (n_pids && !daemon && !pid_selected(task->tgid)) return 0;
 
@@ -154,9 +172,6 @@ int sample_tasks(struct bpf_iter__task *ctx) {
       !kept && state == 1 && n_waits > 0 && (s_scan || is_followed((__u32)task->pid));
   if (!kept && !may_watch) return 0;
 
-  __u32 zero = 0;
-  struct scratch *s = bpf_map_lookup_elem(&scratch_space, &zero);
-  if (!s) return 0;
   const __u64 switches = task->nvcsw + task->nivcsw;
   struct seen *seen = bpf_task_storage_get(&seen_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
   long stack_bytes = -1; /* not taken yet */
@@ -198,8 +213,7 @@ int sample_tasks(struct bpf_iter__task *ctx) {
     r->stack_kind = HS_STACK_SAME;
     r->stack_bytes = 0;
     seen->stack_pass = pass;
-    bpf_seq_write(seq, r, sizeof(*r));
-    return 0;
+    return sizeof(*r);
   }
   if (stack_bytes < 0) stack_bytes = bpf_get_task_stack(task, s->ips, sizeof(s->ips), 0);
   if (stack_bytes > 0 && stack_bytes <= (long)sizeof(s->ips)) {
@@ -209,13 +223,50 @@ int sample_tasks(struct bpf_iter__task *ctx) {
       seen->stack_pass = pass;
       seen->stack_switches = switches;
     }
-    bpf_seq_write(seq, r, sizeof(*r));
-    bpf_seq_write(seq, s->ips, (__u32)stack_bytes);
-  } else {
-    r->stack_kind = HS_STACK_NONE;
-    r->stack_bytes = (__s32)stack_bytes;
-    if (seen) seen->stack_pass = 0;
-    bpf_seq_write(seq, r, sizeof(*r));
+    return sizeof(*r) + ((__u32)stack_bytes & (sizeof(s->ips) * 2 - 1));
   }
+  r->stack_kind = HS_STACK_NONE;
+  r->stack_bytes = (__s32)stack_bytes;
+  if (seen) seen->stack_pass = 0;
+  return sizeof(*r);
+}
+
+static __always_inline struct scratch *scratch(void) {
+  __u32 zero = 0;
+  return bpf_map_lookup_elem(&scratch_space, &zero);
+}
+
+/* Called by the kernel for every task: its record goes to the iterator's seq_file. */
+SEC("iter/task")
+int sample_tasks(struct bpf_iter__task *ctx) {
+  struct seq_file *seq = ctx->meta->seq;
+  struct task_struct *task = ctx->task;
+  struct scratch *s = scratch();
+  if (!task || !s) return 0;
+  const __u32 bytes = look_at(task, s);
+  if (bytes >= sizeof(s->rec)) {
+    bpf_seq_write(seq, &s->rec, sizeof(s->rec));
+    if (bytes > sizeof(s->rec) && bytes <= sizeof(*s))
+      bpf_seq_write(seq, s->ips, bytes - sizeof(s->rec));
+  }
+  return 0;
+}
+
+/* Attached to one task (the sampler's own), so called once per pass: walks every thread
+ * of the machine itself, records to the ring buffer. */
+SEC("iter/task")
+int sample_all(struct bpf_iter__task *ctx) {
+  struct scratch *s = scratch();
+  if (!ctx->task || !s) return 0;
+  struct bpf_iter_task it;
+  struct task_struct *task;
+  bpf_iter_task_new(&it, 0, BPF_TASK_ITER_ALL_THREADS);
+  while ((task = bpf_iter_task_next(&it))) {
+    const __u32 bytes = look_at(task, s);
+    if (bytes >= sizeof(s->rec) && bytes <= sizeof(*s) &&
+        bpf_ringbuf_output(&records, s, bytes, 0) != 0)
+      ++records_lost;
+  }
+  bpf_iter_task_destroy(&it);
   return 0;
 }

@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
 // clang-format off: the record's layout comes before the skeleton that names it.
@@ -60,6 +61,15 @@ std::string log_reason(const std::string& log) {
   return best;
 }
 
+// Whether the running kernel has the open-coded task iterator (bpf_iter_task_new, 6.7).
+bool kernel_has_task_walk() {
+  btf* vmlinux = btf__load_vmlinux_btf();
+  if (!vmlinux) return false;
+  const bool has = btf__find_by_name_kind(vmlinux, "bpf_iter_task_new", BTF_KIND_FUNC) >= 0;
+  btf__free(vmlinux);
+  return has;
+}
+
 bool has_capability(int cap) {
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
   __user_cap_data_struct data[2]{};
@@ -104,6 +114,11 @@ std::unique_ptr<TaskIterProgram> TaskIterProgram::load(const TaskIterConfig& con
   for (uint32_t i = 0; i < ro->n_waits; ++i) ro->waits[i] = {config.waits[i].start, config.waits[i].end};
   ro->sched_text = {config.sched_text.start, config.sched_text.end};
   ro->lock_text = {config.lock_text.start, config.lock_text.end};
+  const bool walk = !config.per_task && kernel_has_task_walk();
+  bpf_program__set_autoload(p->skel_->progs.sample_all, walk);
+  bpf_program__set_autoattach(p->skel_->progs.sample_all, false);  // attached to one task below
+  bpf_map__set_max_entries(p->skel_->maps.records,
+                           walk ? config.ring_bytes : static_cast<uint32_t>(getpagesize()));
 
   int err = task_iter::load(p->skel_);
   if (err) {
@@ -119,6 +134,18 @@ std::unique_ptr<TaskIterProgram> TaskIterProgram::load(const TaskIterConfig& con
     return nullptr;
   }
   err = task_iter::attach(p->skel_);
+  if (!err && walk) {
+    // Called for this process's main thread only: once per pass.
+    union bpf_iter_link_info info = {};
+    info.task.tid = static_cast<__u32>(getpid());
+    LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info, .link_info_len = sizeof info);
+    p->all_link_ = bpf_program__attach_iter(p->skel_->progs.sample_all, &opts);
+    if (!p->all_link_) err = -errno;
+    p->records_ = err ? nullptr
+                      : ring_buffer__new(bpf_map__fd(p->skel_->maps.records), append_record,
+                                         p.get(), nullptr);
+    if (!err && !p->records_) err = -errno;
+  }
   restore();
   if (err) {
     why_not = fmt::format("kernel without iter/task (attaching: {})", std::strerror(-err));
@@ -128,7 +155,36 @@ std::unique_ptr<TaskIterProgram> TaskIterProgram::load(const TaskIterConfig& con
 }
 
 TaskIterProgram::~TaskIterProgram() {
+  if (records_) ring_buffer__free(records_);
+  if (all_link_) bpf_link__destroy(all_link_);
   if (skel_) task_iter::destroy(skel_);
+}
+
+int TaskIterProgram::append_record(void* self, void* data, size_t size) {
+  auto* p = static_cast<TaskIterProgram*>(self);
+  if (p->buf_.size() - p->used_ < size) p->buf_.resize(std::max(p->buf_.size() * 2, p->used_ + size));
+  std::memcpy(p->buf_.data() + p->used_, data, size);
+  p->used_ += size;
+  return 0;
+}
+
+void TaskIterProgram::read_iter(bpf_link* link) {
+  int fd = bpf_iter_create(bpf_link__fd(link));
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "running the task iterator");
+  if (buf_.size() < 1 << 16) buf_.resize(1 << 16);
+  for (;;) {
+    if (buf_.size() - used_ < 1 << 15) buf_.resize(buf_.size() * 2);
+    ssize_t n = ::read(fd, buf_.data() + used_, buf_.size() - used_);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      throw std::system_error(e, std::generic_category(), "reading the task iterator");
+    }
+    if (n == 0) break;
+    used_ += static_cast<size_t>(n);
+  }
+  ::close(fd);
 }
 
 std::string_view TaskIterProgram::run(const TaskIterPass& pass, TaskIterCounts& counts) {
@@ -145,26 +201,29 @@ std::string_view TaskIterProgram::run(const TaskIterPass& pass, TaskIterCounts& 
       if (bss->n_daemons == HS_MAX_DAEMONS) break;
       bss->daemons[bss->n_daemons++] = static_cast<uint32_t>(pid);
     }
-  bss->tasks_walked = bss->tasks_running = bss->tasks_uninterruptible = 0;
-  int fd = bpf_iter_create(bpf_link__fd(skel_->links.sample_tasks));
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), "running the task iterator");
-  if (buf_.size() < 1 << 16) buf_.resize(1 << 16);
-  size_t used = 0;
-  for (;;) {
-    if (buf_.size() - used < 1 << 15) buf_.resize(buf_.size() * 2);
-    ssize_t n = ::read(fd, buf_.data() + used, buf_.size() - used);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      ::close(fd);
-      throw std::system_error(e, std::generic_category(), "reading the task iterator");
+  auto fresh_pass = [&] {
+    bss->tasks_walked = bss->tasks_running = bss->tasks_uninterruptible = 0;
+    bss->records_lost = 0;
+    used_ = 0;
+  };
+  fresh_pass();
+  if (all_link_) {
+    read_iter(all_link_);  // writes nothing to its seq_file: its records are in the ring
+    if (ring_buffer__consume(records_) < 0)
+      throw std::system_error(errno, std::generic_category(), "reading the task iterator's records");
+    if (bss->records_lost == 0) {
+      counts = {bss->tasks_walked, bss->tasks_running, bss->tasks_uninterruptible};
+      return {buf_.data(), used_};
     }
-    if (n == 0) break;
-    used += static_cast<size_t>(n);
+    // More records than room in the ring: the whole pass again, task by task. (The stacks
+    // its lost records took are taken again: the pass number says they are not of the
+    // last pass.)
+    ++redone_;
+    fresh_pass();
   }
-  ::close(fd);
+  read_iter(skel_->links.sample_tasks);
   counts = {bss->tasks_walked, bss->tasks_running, bss->tasks_uninterruptible};
-  return {buf_.data(), used};
+  return {buf_.data(), used_};
 }
 
 }  // namespace hangscope::sampler

@@ -14,6 +14,8 @@
 #include "kernel_symbols.hpp"
 
 struct task_iter;  // the skeleton
+struct bpf_link;
+struct ring_buffer;
 
 namespace hangscope::sampler {
 
@@ -22,6 +24,13 @@ struct TaskIterConfig {
   std::vector<uint32_t> pids;  // only these processes (at most HS_MAX_PIDS; empty: all)
   std::vector<KernelSymbols::Range> waits;  // S-wait watch (at most HS_MAX_WAITS)
   KernelSymbols::Range sched_text, lock_text;
+  // Walk task by task even where the kernel can walk the task list in one call (the tests
+  // compare the two).
+  bool per_task = false;
+  // The task-list walk's ring buffer (a power of 2 pages): room for the records of one
+  // pass, each a record and up to 64 return addresses; a pass that does not fit is read
+  // again task by task.
+  uint32_t ring_bytes = 8u << 20;
 };
 
 // What one pass is asked for.
@@ -53,10 +62,24 @@ class TaskIterProgram {
   // when the iterator cannot be run.
   std::string_view run(const TaskIterPass& pass, TaskIterCounts& counts);
 
+  // Which walk the passes use: "task list" (sample_all, one call per pass, Linux 6.7 on)
+  // or "per task" (sample_tasks, one call per task by the kernel's iterator).
+  const char* walk() const { return all_link_ ? "task list" : "per task"; }
+  // Passes the task-list walk gave up for want of room in its ring buffer, read again by
+  // the per-task iterator.
+  uint64_t passes_redone() const { return redone_; }
+
  private:
   TaskIterProgram() = default;
+  // Reads an iterator link to its end; appends what it wrote to buf_.
+  void read_iter(bpf_link* link);
+  static int append_record(void* self, void* data, size_t size);  // ring_buffer__new's callback
   task_iter* skel_ = nullptr;
+  bpf_link* all_link_ = nullptr;  // sample_all, attached to this process's main thread
+  ring_buffer* records_ = nullptr;
   std::vector<char> buf_;
+  size_t used_ = 0;
+  uint64_t redone_ = 0;
 };
 
 }  // namespace hangscope::sampler

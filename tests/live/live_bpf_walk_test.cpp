@@ -1,0 +1,133 @@
+// The two walks of the BPF task iterator (sampler/bpf/task_iter.bpf.c) over the same
+// tasks: the task-list walk of one call per pass (Linux 6.7 on) hands back the same
+// records as the kernel's per-task iterator: the same tasks in D, with the same states,
+// stacks and switch counts, and about the same count of tasks walked.
+#include <gtest/gtest.h>
+
+#include "support/task_sources.hpp"
+
+#ifdef HANGSCOPE_HAS_BPF
+#include <cstring>
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "support/blocked_task.hpp"
+#include "support/privileges.hpp"
+#include "support/stuck_exec.hpp"
+#include "task_iter_program.hpp"
+#include "task_iter_record.h"
+
+using namespace hangscope;
+using namespace hangscope::testing;
+
+namespace {
+
+struct Record {
+  uint32_t tgid = 0;
+  uint8_t state = 0;
+  uint64_t nvcsw = 0, nivcsw = 0;
+  std::vector<uint64_t> stack;
+  bool operator==(const Record&) const = default;
+};
+
+// One pass of a program: the records of the tasks of `pids`, by tid.
+std::map<uint32_t, Record> pass(sampler::TaskIterProgram& p, const std::vector<int>& pids,
+                                sampler::TaskIterCounts& counts) {
+  std::string_view data = p.run({.pass = 1}, counts);
+  std::map<uint32_t, Record> out;
+  while (data.size() >= sizeof(hs_task_record)) {
+    hs_task_record r;
+    std::memcpy(&r, data.data(), sizeof r);
+    data.remove_prefix(sizeof r);
+    const size_t bytes = r.stack_kind == HS_STACK_NEW ? static_cast<size_t>(r.stack_bytes) : 0;
+    EXPECT_LE(bytes, data.size());
+    Record rec{r.tgid, r.state, r.nvcsw, r.nivcsw, std::vector<uint64_t>(bytes / 8)};
+    std::memcpy(rec.stack.data(), data.data(), bytes);
+    data.remove_prefix(bytes);
+    if (std::find(pids.begin(), pids.end(), static_cast<int>(r.tgid)) != pids.end()) out[r.tid] = rec;
+  }
+  EXPECT_TRUE(data.empty());
+  return out;
+}
+
+}  // namespace
+
+TEST(LiveBpfWalk, TheTaskListWalkHandsBackWhatThePerTaskIteratorDoes) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string& why = bpf_source_missing(); !why.empty()) GTEST_SKIP() << why;
+  std::vector<std::unique_ptr<BlockedTask>> blocked;
+  std::vector<int> pids;
+  for (int i = 0; i < 3; ++i) {
+    blocked.push_back(std::make_unique<BlockedTask>(4000));
+    pids.push_back(blocked.back()->pid());
+  }
+  for (int pid : pids) ASSERT_TRUE(wait_for_state(pid, 'D', 3000));
+
+  sampler::TaskIterConfig config;
+  config.state_mask = 1u << 2;  // D
+  std::string why;
+  auto whole = sampler::TaskIterProgram::load(config, why);
+  ASSERT_TRUE(whole) << why;
+  if (std::string_view(whole->walk()) != "task list")
+    GTEST_SKIP() << "kernel without the open-coded task iterator (Linux 6.7 on)";
+  config.per_task = true;
+  auto per_task = sampler::TaskIterProgram::load(config, why);
+  ASSERT_TRUE(per_task) << why;
+  EXPECT_STREQ(per_task->walk(), "per task");
+
+  sampler::TaskIterCounts a, b;
+  const auto by_list = pass(*whole, pids, a);
+  const auto by_task = pass(*per_task, pids, b);
+  ASSERT_EQ(by_list.size(), 3u);
+  EXPECT_EQ(by_list, by_task);
+  for (const auto& [tid, r] : by_list) {
+    EXPECT_EQ(HS_STATE_LETTERS[r.state], 'D');
+    EXPECT_FALSE(r.stack.empty()) << tid;
+  }
+  // Tasks come and go on the machine between the two passes; the walks count alike.
+  EXPECT_NEAR(a.tasks, b.tasks, b.tasks / 20.0);
+  EXPECT_GE(a.uninterruptible, 3u);
+  EXPECT_GE(b.uninterruptible, 3u);
+}
+#endif
+
+#ifdef HANGSCOPE_HAS_BPF
+// A pass with more records than room in the ring buffer is read again task by task: the
+// sleeping tasks of the machine overflow a ring of one page.
+TEST(LiveBpfWalk, APassTheRingCannotHoldIsReadAgainTaskByTask) {
+  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (const std::string& why = bpf_source_missing(); !why.empty()) GTEST_SKIP() << why;
+  sampler::TaskIterConfig config;
+  config.state_mask = 1u << 1 | 1u << 8;  // S and I: every sleeping task, hundreds
+  config.ring_bytes = static_cast<uint32_t>(getpagesize());
+  std::string why;
+  auto small = sampler::TaskIterProgram::load(config, why);
+  ASSERT_TRUE(small) << why;
+  if (std::string_view(small->walk()) != "task list")
+    GTEST_SKIP() << "kernel without the open-coded task iterator (Linux 6.7 on)";
+  config.per_task = true;
+  auto per_task = sampler::TaskIterProgram::load(config, why);
+  ASSERT_TRUE(per_task) << why;
+  auto records = [](std::string_view data) {
+    size_t n = 0;
+    while (data.size() >= sizeof(hs_task_record)) {
+      hs_task_record r;
+      std::memcpy(&r, data.data(), sizeof r);
+      data.remove_prefix(sizeof r);
+      if (r.stack_kind == HS_STACK_NEW) data.remove_prefix(static_cast<size_t>(r.stack_bytes));
+      ++n;
+    }
+    return n;
+  };
+  sampler::TaskIterCounts a, b;
+  const std::string_view data = small->run({.pass = 1}, a);
+  EXPECT_EQ(small->passes_redone(), 1u);
+  EXPECT_GT(data.size(), 2 * static_cast<size_t>(getpagesize()));  // more than the ring held
+  const size_t redone = records(data);
+  const size_t whole = records(per_task->run({.pass = 1}, b));
+  // Sleeping tasks come and go on the machine between the two passes.
+  EXPECT_NEAR(static_cast<double>(redone), static_cast<double>(whole), whole / 10.0 + 2);
+  EXPECT_GT(whole, 20u);
+}
+#endif
