@@ -7,7 +7,7 @@ set(HANGSCOPE_BPF AUTO CACHE STRING "Build the BPF task-iterator source: AUTO, O
 set_property(CACHE HANGSCOPE_BPF PROPERTY STRINGS AUTO ON OFF)
 
 set(HANGSCOPE_BPF_BUILT OFF)
-if(NOT HANGSCOPE_BPF STREQUAL "OFF" AND NOT HANGSCOPE_STATIC)
+if(NOT HANGSCOPE_BPF STREQUAL "OFF")
   pkg_check_modules(LIBBPF IMPORTED_TARGET libbpf>=0.7)
   find_program(HANGSCOPE_BPFTOOL bpftool PATHS /usr/sbin /sbin)
   find_program(HANGSCOPE_BPF_CLANG NAMES clang clang-16 clang-15 clang-14)
@@ -57,7 +57,14 @@ function(hangscope_add_bpf_source target)
     add_dependencies(${target} hangscope_task_iter_skeleton)
     # The skeleton is libbpf's generated C, included by one file.
     target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/sampler/bpf)
-    target_link_libraries(${target} PRIVATE PkgConfig::LIBBPF)
+    if(HANGSCOPE_STATIC)
+      # libbpf.a and what it needs (libelf, zlib), from pkg-config --static: the static
+      # binary of the qemu harness (fixtures/two-kernels) then samples with BPF too.
+      target_include_directories(${target} PRIVATE ${LIBBPF_STATIC_INCLUDE_DIRS})
+      target_link_libraries(${target} PRIVATE ${LIBBPF_STATIC_LDFLAGS})
+    else()
+      target_link_libraries(${target} PRIVATE PkgConfig::LIBBPF)
+    endif()
     target_compile_definitions(${target} PUBLIC HANGSCOPE_HAS_BPF=1)
   endif()
 endfunction()
