@@ -17,7 +17,7 @@
 #include "hangscope/ingest.hpp"
 #include "hangscope/round_sink.hpp"
 #include "hangscope/sampler.hpp"
-#include "support/blocked_task.hpp"
+#include "support/blocked_tasks.hpp"
 #include "support/privileges.hpp"
 #include "support/run.hpp"
 #include "support/stalled_fuse.hpp"
@@ -126,13 +126,9 @@ std::map<std::string, double> group_shares(const std::string& path) {
 TEST(LiveBpfSource, VforkParentsInDHaveTheSameFramesFromBothSources) {
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
   if (const std::string& why = bpf_source_missing(); !why.empty()) GTEST_SKIP() << why;
-  std::vector<std::unique_ptr<BlockedTask>> blocked;
-  std::vector<int> pids;
-  for (int i = 0; i < 3; ++i) {
-    blocked.push_back(std::make_unique<BlockedTask>(4000));
-    pids.push_back(blocked.back()->pid());
-  }
-  for (int pid : pids) ASSERT_TRUE(wait_for_state(pid, 'D', 3000));
+  BlockedTasks blocked(3, 4000);
+  ASSERT_TRUE(blocked.all_in_d(3000));
+  const std::vector<int>& pids = blocked.pids;
   KeepSink proc = sample(TaskSourceKind::proc, pids, "D", 5);
   KeepSink bpf = sample(TaskSourceKind::bpf, pids, "D", 5);
   expect_same_tasks(proc, bpf, 3);

@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "support/blocked_task.hpp"
+#include "support/blocked_tasks.hpp"
 #include "support/privileges.hpp"
 #include "support/stuck_exec.hpp"
 #include "task_iter_program.hpp"
@@ -31,11 +31,9 @@ struct Record {
   bool operator==(const Record&) const = default;
 };
 
-// One pass of a program: the records of the tasks of `pids`, by tid.
-std::map<uint32_t, Record> pass(sampler::TaskIterProgram& p, const std::vector<int>& pids,
-                                sampler::TaskIterCounts& counts) {
-  std::string_view data = p.run({.pass = 1}, counts);
-  std::map<uint32_t, Record> out;
+// The records of a pass, in order (task_iter_record.h).
+std::vector<std::pair<hs_task_record, Record>> records(std::string_view data) {
+  std::vector<std::pair<hs_task_record, Record>> out;
   while (data.size() >= sizeof(hs_task_record)) {
     hs_task_record r;
     std::memcpy(&r, data.data(), sizeof r);
@@ -45,9 +43,18 @@ std::map<uint32_t, Record> pass(sampler::TaskIterProgram& p, const std::vector<i
     Record rec{r.tgid, r.state, r.nvcsw, r.nivcsw, std::vector<uint64_t>(bytes / 8)};
     std::memcpy(rec.stack.data(), data.data(), bytes);
     data.remove_prefix(bytes);
-    if (std::find(pids.begin(), pids.end(), static_cast<int>(r.tgid)) != pids.end()) out[r.tid] = rec;
+    out.emplace_back(r, std::move(rec));
   }
   EXPECT_TRUE(data.empty());
+  return out;
+}
+
+// One pass of a program: the records of the tasks of `pids`, by tid.
+std::map<uint32_t, Record> pass(sampler::TaskIterProgram& p, const std::vector<int>& pids,
+                                sampler::TaskIterCounts& counts) {
+  std::map<uint32_t, Record> out;
+  for (auto& [r, rec] : records(p.run({.pass = 1}, counts)))
+    if (std::find(pids.begin(), pids.end(), static_cast<int>(r.tgid)) != pids.end()) out[r.tid] = rec;
   return out;
 }
 
@@ -56,13 +63,9 @@ std::map<uint32_t, Record> pass(sampler::TaskIterProgram& p, const std::vector<i
 TEST(LiveBpfWalk, TheTaskListWalkHandsBackWhatThePerTaskIteratorDoes) {
   if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
   if (const std::string& why = bpf_source_missing(); !why.empty()) GTEST_SKIP() << why;
-  std::vector<std::unique_ptr<BlockedTask>> blocked;
-  std::vector<int> pids;
-  for (int i = 0; i < 3; ++i) {
-    blocked.push_back(std::make_unique<BlockedTask>(4000));
-    pids.push_back(blocked.back()->pid());
-  }
-  for (int pid : pids) ASSERT_TRUE(wait_for_state(pid, 'D', 3000));
+  BlockedTasks blocked(3, 4000);
+  ASSERT_TRUE(blocked.all_in_d(3000));
+  const std::vector<int>& pids = blocked.pids;
 
   sampler::TaskIterConfig config;
   config.state_mask = 1u << 2;  // D
@@ -109,23 +112,12 @@ TEST(LiveBpfWalk, APassTheRingCannotHoldIsReadAgainTaskByTask) {
   config.per_task = true;
   auto per_task = sampler::TaskIterProgram::load(config, why);
   ASSERT_TRUE(per_task) << why;
-  auto records = [](std::string_view data) {
-    size_t n = 0;
-    while (data.size() >= sizeof(hs_task_record)) {
-      hs_task_record r;
-      std::memcpy(&r, data.data(), sizeof r);
-      data.remove_prefix(sizeof r);
-      if (r.stack_kind == HS_STACK_NEW) data.remove_prefix(static_cast<size_t>(r.stack_bytes));
-      ++n;
-    }
-    return n;
-  };
   sampler::TaskIterCounts a, b;
   const std::string_view data = small->run({.pass = 1}, a);
   EXPECT_EQ(small->passes_redone(), 1u);
   EXPECT_GT(data.size(), 2 * static_cast<size_t>(getpagesize()));  // more than the ring held
-  const size_t redone = records(data);
-  const size_t whole = records(per_task->run({.pass = 1}, b));
+  const size_t redone = records(data).size();
+  const size_t whole = records(per_task->run({.pass = 1}, b)).size();
   // Sleeping tasks come and go on the machine between the two passes.
   EXPECT_NEAR(static_cast<double>(redone), static_cast<double>(whole), whole / 10.0 + 2);
   EXPECT_GT(whole, 20u);
