@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "hangscope/capture_writer.hpp"
+#include "hangscope/round_tee.hpp"
 #include "hangscope/sampler.hpp"
 #include "support/blocked_task.hpp"
 #include "thread_population.hpp"
@@ -193,6 +194,31 @@ void BM_BpfPass(benchmark::State& state) { sampler_pass(state, TaskSourceKind::b
 
 // A real run at `hz` for a few seconds: CPU per second of sampling.
 // `hangscope`: false for the plain loop.
+// What a recording costs per second once it runs: the CPU and wall time between the end
+// of its first round and the end of its last, leaving out its start (the BPF source's
+// load, the header's system facts) and its end.
+class SteadyCost final : public RoundSink {
+ public:
+  void header(const CaptureHeader&) override {}
+  void begin_round(uint32_t, int64_t, bool) override {}
+  void task(const TaskRecord&) override {}
+  void end_round(uint32_t, const RoundEnd&) override {
+    last_cpu_ = cpu_seconds();
+    last_wall_ = wall_seconds();
+    if (first_wall_ < 0) {
+      first_cpu_ = last_cpu_;
+      first_wall_ = last_wall_;
+    }
+  }
+  void finish(uint64_t, int64_t, const Counters&, const TextFields&) override {}
+  double cpu_per_s() const {
+    return last_wall_ > first_wall_ ? (last_cpu_ - first_cpu_) / (last_wall_ - first_wall_) : 0;
+  }
+
+ private:
+  double first_cpu_ = 0, first_wall_ = -1, last_cpu_ = 0, last_wall_ = 0;
+};
+
 void at_rate(benchmark::State& state, bool hangscope, TaskSourceKind source) {
   const int hz = static_cast<int>(state.range(2));
   setup(state);
@@ -203,6 +229,8 @@ void at_rate(benchmark::State& state, bool hangscope, TaskSourceKind source) {
     if (hangscope) {
       DevNull out;
       CaptureWriter writer(out.fd);
+      SteadyCost steady;
+      RoundTee sink(writer, steady);
       SamplerOptions so;
       so.interval = std::chrono::microseconds(1'000'000 / hz);
       so.duration_s = seconds;
@@ -210,7 +238,7 @@ void at_rate(benchmark::State& state, bool hangscope, TaskSourceKind source) {
       std::atomic<bool> stop{false};
       std::unique_ptr<Sampler> sampler;
       try {
-        sampler = std::make_unique<Sampler>(so, writer);
+        sampler = std::make_unique<Sampler>(so, sink);
       } catch (const SourceError& e) {
         state.SkipWithError(e.what());
         return;
@@ -222,6 +250,7 @@ void at_rate(benchmark::State& state, bool hangscope, TaskSourceKind source) {
       SamplerResult r = sampler->run(stop);
       rounds = r.rounds;
       late = r.late_rounds;
+      state.counters["steady_cpu_per_s"] = steady.cpu_per_s();
     } else {
       std::string buf;
       const int64_t interval_ns = 1'000'000'000 / hz;
