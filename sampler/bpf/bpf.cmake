@@ -57,14 +57,8 @@ function(hangscope_add_bpf_source target)
     add_dependencies(${target} hangscope_task_iter_skeleton)
     # The skeleton is libbpf's generated C, included by one file.
     target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_BINARY_DIR}/sampler/bpf)
-    if(HANGSCOPE_STATIC)
-      # libbpf.a and what it needs (libelf, zlib), from pkg-config --static: the static
-      # binary of the qemu harness (fixtures/two-kernels) then samples with BPF too.
-      target_include_directories(${target} PRIVATE ${LIBBPF_STATIC_INCLUDE_DIRS})
-      target_link_libraries(${target} PRIVATE ${LIBBPF_STATIC_LDFLAGS})
-    else()
-      target_link_libraries(${target} PRIVATE PkgConfig::LIBBPF)
-    endif()
+    # Static too: the binary of the qemu harness (fixtures/two-kernels) samples with BPF.
+    hangscope_pkg_link(${target} PRIVATE LIBBPF)
     target_compile_definitions(${target} PUBLIC HANGSCOPE_HAS_BPF=1)
   endif()
 endfunction()
