@@ -244,11 +244,16 @@ int sample_tasks(struct bpf_iter__task *ctx) {
   struct scratch *s = scratch();
   if (!task || !s) return 0;
   const __u32 bytes = look_at(task, s);
-  if (bytes >= sizeof(s->rec)) {
-    bpf_seq_write(seq, &s->rec, sizeof(s->rec));
-    if (bytes > sizeof(s->rec) && bytes <= sizeof(*s))
-      bpf_seq_write(seq, s->ips, bytes - sizeof(s->rec));
-  }
+  if (bytes < sizeof(s->rec)) return 0;
+  bpf_seq_write(seq, &s->rec, sizeof(s->rec));
+  /* Bounded in a way older verifiers follow: 6.1's loses the bounds of stack_bytes that
+   * clang passes on here, and takes the size for possibly negative. Hidden from clang
+   * (the empty asm), so that the mask and the clamp stay in the code. */
+  __u32 stack = bytes - sizeof(s->rec);
+  asm volatile("" : "+r"(stack));
+  stack &= sizeof(s->ips) * 2 - 1;
+  if (stack > sizeof(s->ips)) stack = sizeof(s->ips);
+  if (stack) bpf_seq_write(seq, s->ips, stack);
   return 0;
 }
 

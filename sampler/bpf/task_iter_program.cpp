@@ -31,12 +31,16 @@ std::string* g_log = nullptr;
 
 int keep_log(enum libbpf_print_level level, const char* format, va_list args) {
   if (level == LIBBPF_DEBUG || !g_log) return 0;
-  char line[1024];
+  // Whole: the verifier's log comes as one message of many lines, its verdict last.
   va_list copy;
   va_copy(copy, args);
-  int n = vsnprintf(line, sizeof line, format, copy);
+  const int n = vsnprintf(nullptr, 0, format, copy);
   va_end(copy);
-  if (n > 0) g_log->append(line, std::min(static_cast<size_t>(n), sizeof line - 1));
+  if (n <= 0) return 0;
+  const size_t at = g_log->size();
+  g_log->resize(at + static_cast<size_t>(n) + 1);
+  vsnprintf(g_log->data() + at, static_cast<size_t>(n) + 1, format, args);
+  g_log->resize(at + static_cast<size_t>(n));
   return 0;
 }
 
@@ -55,7 +59,10 @@ std::string log_reason(const std::string& log) {
       continue;
     if (line.starts_with("prog '") && line.find("failed to load") != std::string_view::npos)
       continue;
-    if (line.starts_with("failed to load object")) continue;
+    if (line.starts_with("failed to load object") || line.starts_with("failed to load BPF skeleton"))
+      continue;
+    // The verifier's figures after its verdict.
+    if (line.starts_with("processed ") || line.starts_with("verification time")) continue;
     best.assign(line);
   }
   return best;
