@@ -15,6 +15,7 @@
 #include "hangscope/render.hpp"
 #include "support/privileges.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/stalled_fuse.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_file.hpp"
@@ -51,8 +52,8 @@ struct Stopped {
 }  // namespace
 
 TEST(LiveFuseDaemon, ItsDescriptorNamesTheConnectionOfItsMount) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
   StalledFuse fs(STALLFS_BIN);
   const uint64_t conn = connection_of(fs.mountpoint());
   ASSERT_NE(conn, 0u);
@@ -89,8 +90,8 @@ TEST(LiveFuseDaemon, ItsDescriptorNamesTheConnectionOfItsMount) {
 }
 
 TEST(LiveFuseDaemon, TheVerdictNamesTheStoppedDaemonOfTheMount) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
   pid_t reader = fs.start_reader();
