@@ -76,7 +76,7 @@ TEST(LiveTop, InATerminalDuringTheStormShowsJbd2AndAnswersItsKeys) {
   TmuxSession tmux("env LANG=C.UTF-8 HANGSCOPE_RULES_DIR= " + std::string(HANGSCOPE_BIN) +
                        " top -i 100 --refresh 1 --dir " + dir +
                        "; echo \"top exited $?\"; exec sleep 600",
-                   100, 30);
+                   160, 30);  // wide enough for "wrote PATH" under ctest's longer TMPDIR
   ASSERT_TRUE(tmux.started()) << tmux.error();
   std::string screen;
   auto shows = [&](auto condition) {
