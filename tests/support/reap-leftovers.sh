@@ -33,24 +33,17 @@ if [ -n "$cgroot" ]; then
 fi
 
 # Processes: by working directory, root or any argument under DIR, or by cgroup.
-pids=""
-for p in /proc/[0-9]*; do
-  pid=${p#/proc/}
-  [ "$pid" = $$ ] && continue
-  hit=0
-  for link in cwd root; do
-    target=$(readlink "$p/$link" 2>/dev/null) || continue
-    under "$target" && hit=1
-  done
-  if [ $hit = 0 ] && [ -r "$p/cmdline" ]; then
-    tr '\0' '\n' <"$p/cmdline" 2>/dev/null | grep -q "^$dir\(/\|$\)" && hit=1
-  fi
-  [ $hit = 1 ] && pids="$pids $pid"
-done
+# (One find and one grep over /proc, not a command per process: there are many.)
+pids=$( {
+  find /proc/[0-9]*/cwd /proc/[0-9]*/root -maxdepth 0 \( -lname "$dir" -o -lname "$dir/*" \) \
+    2>/dev/null
+  grep -lzs -e "^$dir\$" -e "^$dir/" /proc/[0-9]*/cmdline
+} | cut -d/ -f3 | sort -u | grep -vx "$$" | tr '\n' ' ')
 for cg in $cgroups; do
   pids="$pids $(find "$cg" -name cgroup.procs -exec cat {} + 2>/dev/null | tr '\n' ' ')"
 done
 for pid in $pids; do
+  [ -d "/proc/$pid" ] || continue  # gone (find and grep above match themselves)
   echo "reap-leftovers.sh: killing $pid ($(tr '\0' ' ' </proc/$pid/cmdline 2>/dev/null))"
   kill -KILL "$pid" 2>/dev/null
 done
