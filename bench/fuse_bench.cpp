@@ -70,7 +70,7 @@ void BM_ListProc(benchmark::State& state) {
 // its connection as a context field, and its note to the watch; a task on ext4: the
 // check of its file system only.
 void BM_TaskDetails(benchmark::State& state) {
-  hangscope::testing::BlockedTask blocked(60'000);
+  hangscope::testing::BlockedTask blocked;
   hangscope::sampler::DetailRequest rq;
   rq.proc_root = "/proc";
   rq.pid = rq.tid = blocked.pid();

@@ -9,61 +9,20 @@
 // sampled at 50 Hz); record at -i 1000 into a file.
 //
 //   build/bench/hangscope_watch_bench [--benchmark_filter=...]
-#include <benchmark/benchmark.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdlib>
 #include <filesystem>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "thread_population.hpp"
-
-extern char** environ;
+#include "process_cost.hpp"
 
 using hangscope::bench::Population;
+using hangscope::bench::ProcessCost;
+using hangscope::bench::run_for;
 
 namespace {
 
 Population g_population;
 std::string g_tmp;
-
-struct ProcessCost {
-  double cpu_s = 0;
-  double wall_s = 0;
-  double max_rss_mib = 0;
-};
-
-// Runs `args` for `seconds` (then SIGTERM) and returns what it cost.
-ProcessCost run_for(const std::vector<std::string>& args, double seconds) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const auto start = std::chrono::steady_clock::now();
-  if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) != 0) return {};
-  posix_spawn_file_actions_destroy(&fa);
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  kill(pid, SIGTERM);  // only the process this function started
-  int status = 0;
-  rusage ru{};
-  wait4(pid, &status, 0, &ru);
-  ProcessCost c;
-  c.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  c.cpu_s = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-  c.max_rss_mib = ru.ru_maxrss / 1024.0;
-  return c;
-}
 
 // Arguments: 0 record, 1 watch with its triggers off, 2 watch at its defaults; threads;
 // percent waking; seconds.
@@ -116,13 +75,6 @@ BENCHMARK(BM_IdleCost)
 }  // namespace
 
 int main(int argc, char** argv) {
-  g_population.start();  // before this process starts any thread
-  char tmpl[] = "/tmp/hangscope-watch-bench-XXXXXX";
-  g_tmp = mkdtemp(tmpl);
-  benchmark::Initialize(&argc, argv);
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  g_population.end();
-  std::filesystem::remove_all(g_tmp);
-  return 0;
+  return hangscope::bench::run_process_benchmarks(argc, argv, g_population, g_tmp,
+                                                  "/tmp/hangscope-watch-bench-XXXXXX");
 }

@@ -31,6 +31,13 @@ constexpr std::array<Prefix, 7> kScopes = {{
 
 }  // namespace
 
+bool in_cgroup(std::string_view cgroup, std::string_view selected) {
+  while (selected.size() > 1 && selected.back() == '/') selected.remove_suffix(1);
+  if (!cgroup.starts_with(selected)) return false;
+  return cgroup.size() == selected.size() || selected.back() == '/' ||
+         cgroup[selected.size()] == '/';
+}
+
 std::string cgroup_path(std::string_view file) {
   std::string first_v1;
   size_t pos = 0;

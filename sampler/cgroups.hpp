@@ -11,6 +11,10 @@ namespace hangscope::sampler {
 // v1 or hybrid system the first controller path that is not the root ("/" when none).
 std::string cgroup_path(std::string_view cgroup_file);
 
+// Whether `cgroup` is the cgroup `selected` or one below it (record --cgroup): whole
+// path components, so that /system.slice/docker-1 does not select docker-12's tasks.
+bool in_cgroup(std::string_view cgroup, std::string_view selected);
+
 // "docker:<64 hex>", "containerd:<id>", "cri-o:<id>", "podman:<id>", "kubepods:<id>"
 // (a pod's container whose runtime the path does not name), or "" when the path names
 // no container. Handles the cgroupfs and systemd drivers' layouts:

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "cgroups.hpp"
 #include "round_schedule.hpp"
 #include "system_info.hpp"
 
@@ -128,7 +129,7 @@ RoundStats RecordLoop::round(bool late) {
 
 void RecordLoop::record(RoundTask& task, RoundStats& stats) {
   if (task.dropped) return;
-  if (!opt_.cgroup_prefix.empty() && !task.cgroup.starts_with(opt_.cgroup_prefix) &&
+  if (!opt_.cgroup_prefix.empty() && !in_cgroup(task.cgroup, opt_.cgroup_prefix) &&
       !task.fuse_daemon)
     return;
   TaskDetails* d = task.details.get();

@@ -41,7 +41,7 @@ struct SamplerOptions {
   std::string states = "D";            // task states to record ("D", "DS", or "all")
   std::vector<int> pids;               // only these processes (empty: every process)
   std::string comm_regex;              // only tasks whose comm matches (ECMAScript)
-  std::string cgroup_prefix;           // only tasks whose cgroup path starts with it
+  std::string cgroup_prefix;           // only tasks in this cgroup or below it
   size_t max_stack = 64;               // frames kept per stack, innermost first
   std::vector<std::string> s_waits = default_s_waits();  // empty: do not watch S tasks
   std::chrono::milliseconds s_interval{1000};  // how often S tasks' wait channels are read

@@ -2,14 +2,15 @@
 # The browser test as ctest runs it: makes the pictures with hangscope, checks the SVG
 # with xmllint, installs playwright-core from package-lock.json into the build
 # directory (npm ci; never a browser download), and drives the system's Chromium.
-# Exits 77 (skipped) with a clear message where Chromium, node or xmllint is missing.
+# Exits 77 (skipped) with a clear message where Chromium, node or xmllint is missing
+# (1 under HANGSCOPE_REQUIRE_LIVE=1: tests/support/skip.sh).
 #
 # usage: run-browser-test.sh HANGSCOPE_BIN CAPTURE SOURCE_DIR WORK_DIR
 set -eu
 bin=$1 capture=$2 src=$3 work=$4
 chromium=${CHROMIUM:-/usr/bin/chromium}
 
-skip() { echo "SKIPPED: $*"; exit 77; }
+. "$src/../support/skip.sh"
 [ -x "$chromium" ] || skip "Chromium is not installed at $chromium (Debian package chromium; scripts/install-deps.sh installs it)"
 command -v node >/dev/null 2>&1 || skip "node is not installed (Debian package nodejs)"
 command -v npm >/dev/null 2>&1 || skip "npm is not installed (Debian package npm)"

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_file.hpp"
 
@@ -135,10 +136,10 @@ TEST(Cli, SeveralInputsOfDifferentFormats) {
 }
 
 TEST(Cli, WithoutCapSysAdminFallsBackToWaitChannels) {
-  if (geteuid() != 0) GTEST_SKIP() << "drops CAP_SYS_ADMIN with setpriv: run as root";
+  if (geteuid() != 0) HANGSCOPE_SKIP() << "drops CAP_SYS_ADMIN with setpriv: run as root";
   // As root: drop CAP_SYS_ADMIN for the child with setpriv (util-linux).
   RunResult probe = run({"setpriv", "--version"});
-  if (probe.status != 0) GTEST_SKIP() << "setpriv (util-linux) is not installed";
+  if (probe.status != 0) HANGSCOPE_SKIP() << "setpriv (util-linux) is not installed";
   TempDir tmp;
   std::string out = tmp.file("nocap.capture");
   RunResult r = run({"setpriv", "--inh-caps=-sys_admin", "--bounding-set=-sys_admin", kBin,

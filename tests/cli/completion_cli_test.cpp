@@ -12,6 +12,7 @@
 
 #include "cli/help_text.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace hangscope::testing;
@@ -84,7 +85,7 @@ void expect_in_step_with_help(const Shell& shell) {
   ASSERT_FALSE(top.subcommands.empty());
   std::string skip;
   std::set<std::string> subcommands = shell.complete("hangscope ", skip);
-  if (!skip.empty()) GTEST_SKIP() << shell.name() << ": " << skip;
+  if (!skip.empty()) HANGSCOPE_SKIP() << shell.name() << ": " << skip;
   EXPECT_EQ(subcommands, std::set<std::string>(top.subcommands.begin(), top.subcommands.end()))
       << shell.name();
 
@@ -113,7 +114,7 @@ void expect_files_where_files_go(const Shell& shell) {
         "hangscope diff --rules " + partial}) {
     std::string skip;
     std::set<std::string> got = shell.complete(line, skip);
-    if (!skip.empty()) GTEST_SKIP() << shell.name() << ": " << skip;
+    if (!skip.empty()) HANGSCOPE_SKIP() << shell.name() << ": " << skip;
     bool found = false;
     for (const std::string& w : got) found |= w.find("storm.capture") != std::string::npos;
     EXPECT_TRUE(found) << shell.name() << ": " << line;
@@ -136,7 +137,7 @@ TEST(Completion, BashCompletesValuesAfterEqualsAndSubcommandsAfterValues) {
   std::string skip;
   Bash bash(true);
   EXPECT_EQ(bash.complete("hangscope report --format=j", skip), std::set<std::string>{"json"});
-  if (!skip.empty()) GTEST_SKIP() << skip;
+  if (!skip.empty()) HANGSCOPE_SKIP() << skip;
   // "rep" after the value of -o is the subcommand, not the value.
   EXPECT_EQ(bash.complete("hangscope -o x.capture rep", skip), std::set<std::string>{"report"});
 }

@@ -9,6 +9,7 @@
 
 #include "cli/help_text.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 
 using namespace hangscope::testing;
 
@@ -35,7 +36,7 @@ bool mentions(const std::string& text, const std::string& word) {
 }  // namespace
 
 TEST(ManPages, OnePerSubcommandEachDocumentingEveryOptionOfItsHelp) {
-  if (kManDir.empty()) GTEST_SKIP() << "built without asciidoctor: no man pages";
+  if (kManDir.empty()) HANGSCOPE_SKIP() << "built without asciidoctor: no man pages";
   HelpText top = help_text(kBin, "");
   std::set<std::string> pages;
   for (const auto& e : std::filesystem::directory_iterator(kManDir))
@@ -63,8 +64,8 @@ TEST(ManPages, OnePerSubcommandEachDocumentingEveryOptionOfItsHelp) {
 }
 
 TEST(ManPages, ManRendersThemWithoutWarnings) {
-  if (kManDir.empty()) GTEST_SKIP() << "built without asciidoctor: no man pages";
-  if (run({"man", "--version"}).status != 0) GTEST_SKIP() << "man (man-db) is not installed";
+  if (kManDir.empty()) HANGSCOPE_SKIP() << "built without asciidoctor: no man pages";
+  if (run({"man", "--version"}).status != 0) HANGSCOPE_SKIP() << "man (man-db) is not installed";
   for (const auto& e : std::filesystem::directory_iterator(kManDir)) {
     RunResult r = run({"env", "MANWIDTH=80", "man", "--warnings", "-l", e.path().string()});
     EXPECT_EQ(r.status, 0) << e.path();

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_file.hpp"
 
@@ -252,7 +253,7 @@ TEST(Options, RulesDirectoryFilesApplyInNameOrderThenRulesFiles) {
 // overlay whose upper layer holds the rule file: nothing outside sees it.
 TEST(Options, DefaultRulesDirectoryIsReadWithoutAnyOption) {
   const std::string dir = HANGSCOPE_DEFAULT_RULES_DIR;
-  if (geteuid() != 0) GTEST_SKIP() << "needs root: mounts an overlay over /etc in a namespace";
+  if (geteuid() != 0) HANGSCOPE_SKIP() << "needs root: mounts an overlay over /etc in a namespace";
   if (dir.rfind("/etc/", 0) != 0) GTEST_SKIP() << "the default rules directory is not under /etc";
   TempDir tmp;
   std::filesystem::create_directories(tmp.file("upper"));
@@ -268,7 +269,7 @@ TEST(Options, DefaultRulesDirectoryIsReadWithoutAnyOption) {
                        kBin + "' report '" + kSeed + "'\n";
   RunResult r = run({"unshare", "--mount", "--propagation", "private", "sh", "-c", script});
   if (r.status == 77 || (r.status != 0 && r.err.find("unshare") != std::string::npos))
-    GTEST_SKIP() << "no mount namespace with an overlay over /etc here: " << r.err;
+    HANGSCOPE_SKIP() << "no mount namespace with an overlay over /etc here: " << r.err;
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_TRUE(says(r, "the words of /etc")) << r.out;
   EXPECT_FALSE(std::filesystem::exists(dir + "/50-test.toml"));  // not outside

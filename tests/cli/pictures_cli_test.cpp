@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace hangscope::testing;
@@ -54,7 +55,7 @@ TEST(PicturesCli, BadPictureOptionsAreBadUsage) {
 
 TEST(PicturesCli, SvgOfEveryFixtureIsWellFormed) {
   if (run({"xmllint", "--version"}).status != 0)
-    GTEST_SKIP() << "xmllint (libxml2-utils) is not installed";
+    HANGSCOPE_SKIP() << "xmllint (libxml2-utils) is not installed";
   TempDir tmp;
   for (const std::string& input : {kStorm, kSeed}) {
     std::string out = tmp.file("picture.svg");

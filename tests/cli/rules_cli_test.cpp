@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_file.hpp"
 
@@ -76,7 +77,7 @@ TEST(RulesCli, DotIsAGraphThatGraphvizReads) {
   EXPECT_NE(r.out.find("[shape=cylinder, label=\"block device loop0\"]"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find(" -> "), std::string::npos);
-  if (run({"dot", "-V"}).status != 0) GTEST_SKIP() << "Graphviz (dot) is not installed";
+  if (run({"dot", "-V"}).status != 0) HANGSCOPE_SKIP() << "Graphviz (dot) is not installed";
   RunResult dot = run({"dot", "-Tsvg"}, r.out);
   EXPECT_EQ(dot.status, 0) << dot.err;
   EXPECT_NE(dot.out.find("<svg"), std::string::npos);

@@ -11,6 +11,7 @@
 #include <filesystem>
 
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace hangscope::testing;
@@ -68,7 +69,7 @@ TEST(WatchCli, ADirectoryThatIsASymlinkOrWritableByOthersIsRefused) {
 }
 
 TEST(WatchCli, APortInUseIsOneLineAndExitOne) {
-  if (geteuid() != 0) GTEST_SKIP() << "watch gets as far as listening only with the privileges to sample (root)";
+  if (geteuid() != 0) HANGSCOPE_SKIP() << "watch gets as far as listening only with the privileges to sample (root)";
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   ASSERT_GE(fd, 0);
   sockaddr_in a{};

@@ -2,23 +2,23 @@
 # Builds the libFuzzer targets with clang in BUILD_DIR/fuzz and runs each one for a fixed
 # time on its committed corpus, after replaying every committed crash input:
 #   tests/fuzz/run-fuzz.sh SOURCE_DIR BUILD_DIR [SECONDS_PER_TARGET]
-# Exit 77 (skipped) when clang or its libFuzzer runtime is missing. A crash leaves its
+# Exit 77 (skipped) when clang or its libFuzzer runtime is missing (1 under
+# HANGSCOPE_REQUIRE_LIVE=1: tests/support/skip.sh). A crash leaves its
 # input in BUILD_DIR/fuzz/artifacts/: once fixed, add it to tests/fuzz/crashes/<format>/.
 set -eu
 src=$(cd "$1" && pwd)
+. "$src/tests/support/skip.sh"
 out=$2/fuzz
 seconds=${3:-15}
 clangxx=$(command -v clang++ || true)
 if [ -z "$clangxx" ]; then
-  echo "run-fuzz.sh: skipped: clang++ is not installed (scripts/install-deps.sh installs it)"
-  exit 77
+  skip "run-fuzz.sh: clang++ is not installed (scripts/install-deps.sh installs it)"
 fi
 mkdir -p "$out/artifacts"
 echo 'extern "C" int LLVMFuzzerTestOneInput(const unsigned char*, unsigned long) { return 0; }' \
   > "$out/probe.cpp"
 if ! "$clangxx" -fsanitize=fuzzer "$out/probe.cpp" -o "$out/probe" 2>/dev/null; then
-  echo "run-fuzz.sh: skipped: clang has no libFuzzer runtime (install libclang-rt-dev)"
-  exit 77
+  skip "run-fuzz.sh: clang has no libFuzzer runtime (install libclang-rt-dev)"
 fi
 cmake -S "$src" -B "$out/build" -G Ninja -DCMAKE_CXX_COMPILER="$clangxx" \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHANGSCOPE_FUZZ=ON -DHANGSCOPE_BUILD_TESTS=OFF \

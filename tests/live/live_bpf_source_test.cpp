@@ -13,13 +13,14 @@
 
 #include "hangscope/capture_writer.hpp"
 #include "hangscope/classify.hpp"
-#include "hangscope/summary.hpp"
 #include "hangscope/ingest.hpp"
 #include "hangscope/round_sink.hpp"
 #include "hangscope/sampler.hpp"
+#include "hangscope/summary.hpp"
 #include "support/blocked_tasks.hpp"
 #include "support/privileges.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/stalled_fuse.hpp"
 #include "support/stuck_exec.hpp"
 #include "support/task_sources.hpp"
@@ -124,10 +125,9 @@ std::map<std::string, double> group_shares(const std::string& path) {
 }  // namespace
 
 TEST(LiveBpfSource, VforkParentsInDHaveTheSameFramesFromBothSources) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (const std::string& why = bpf_source_missing(); !why.empty()) GTEST_SKIP() << why;
-  BlockedTasks blocked(3, 4000);
-  ASSERT_TRUE(blocked.all_in_d(3000));
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (const std::string& why = bpf_source_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  BlockedTasks blocked(3);
   const std::vector<int>& pids = blocked.pids;
   KeepSink proc = sample(TaskSourceKind::proc, pids, "D", 5);
   KeepSink bpf = sample(TaskSourceKind::bpf, pids, "D", 5);
@@ -141,13 +141,13 @@ TEST(LiveBpfSource, VforkParentsInDHaveTheSameFramesFromBothSources) {
 }
 
 TEST(LiveBpfSource, StalledFuseReadersHaveTheSameFramesFromBothSources) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (const std::string& why = bpf_source_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (const std::string& why = bpf_source_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
   pid_t reader = fs.start_reader();  // asleep in S, in request_wait_answer
-  ASSERT_TRUE(wait_for_state(reader, 'S', 3000));
+  ASSERT_TRUE(wait_for_state(reader, 'S', 30'000));
   KeepSink proc = sample(TaskSourceKind::proc, {reader}, "DS", 4);
   KeepSink bpf = sample(TaskSourceKind::bpf, {reader}, "DS", 4);
   expect_same_tasks(proc, bpf, 1);
@@ -167,9 +167,9 @@ TEST(LiveBpfSource, StalledFuseReadersHaveTheSameFramesFromBothSources) {
 // --source bpf where it cannot run is one line and exit 1; auto falls back with one line
 // and says why in the header. Without CAP_SYS_ADMIN and CAP_BPF (setpriv drops them).
 TEST(LiveBpfSource, WithoutPrivilegeBpfFailsAndAutoFallsBackSayingWhy) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (!bpf_source_built()) GTEST_SKIP() << "built without the BPF source";
-  if (access("/usr/bin/setpriv", X_OK) != 0) GTEST_SKIP() << "setpriv (util-linux) missing";
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (!bpf_source_built()) HANGSCOPE_SKIP() << "built without the BPF source";
+  if (access("/usr/bin/setpriv", X_OK) != 0) HANGSCOPE_SKIP() << "setpriv (util-linux) missing";
   TempDir tmp;
   const std::string out = tmp.file("fallback.capture");
   const std::vector<std::string> drop = {"/usr/bin/setpriv", "--inh-caps=-all",
@@ -214,15 +214,15 @@ TEST(LiveBpfSource, WithoutPrivilegeBpfFailsAndAutoFallsBackSayingWhy) {
 // commit 0.23 / 0.22), a /proc and a BPF capture by at most 0.015. A group of 10 % or
 // more in either capture must agree within 0.08, four times that.
 TEST(LiveBpfSource, BothSourcesOverTheSameStormAgree) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (const std::string& why = bpf_source_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (const std::string& why = bpf_source_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   TempDir tmp;
   const std::string proc = tmp.file("proc.capture"), bpf = tmp.file("bpf.capture");
   RunResult r = run({WITH_STORM, "--storm-bin", STORM_BIN, "--rounds", "0", "--", "sh", "-c",
                      "\"$0\" record --source proc -d 3 -i 20 -o \"$1\" & p=$!; "
                      "\"$0\" record --source bpf -d 3 -i 20 -o \"$2\" && wait $p",
                      HANGSCOPE_BIN, proc, bpf});
-  if (r.status == 77) GTEST_SKIP() << r.err;
+  if (r.status == 77) HANGSCOPE_SKIP() << r.err;
   ASSERT_EQ(r.status, 0) << r.err;
 
   std::map<std::string, double> by_proc = group_shares(proc), by_bpf = group_shares(bpf);

@@ -14,7 +14,7 @@
 
 #include "support/blocked_tasks.hpp"
 #include "support/privileges.hpp"
-#include "support/stuck_exec.hpp"
+#include "support/skip.hpp"
 #include "task_iter_program.hpp"
 #include "task_iter_record.h"
 
@@ -61,10 +61,9 @@ std::map<uint32_t, Record> pass(sampler::TaskIterProgram& p, const std::vector<i
 }  // namespace
 
 TEST(LiveBpfWalk, TheTaskListWalkHandsBackWhatThePerTaskIteratorDoes) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (const std::string& why = bpf_source_missing(); !why.empty()) GTEST_SKIP() << why;
-  BlockedTasks blocked(3, 4000);
-  ASSERT_TRUE(blocked.all_in_d(3000));
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (const std::string& why = bpf_source_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  BlockedTasks blocked(3);
   const std::vector<int>& pids = blocked.pids;
 
   sampler::TaskIterConfig config;
@@ -73,7 +72,7 @@ TEST(LiveBpfWalk, TheTaskListWalkHandsBackWhatThePerTaskIteratorDoes) {
   auto whole = sampler::TaskIterProgram::load(config, why);
   ASSERT_TRUE(whole) << why;
   if (std::string_view(whole->walk()) != "task list")
-    GTEST_SKIP() << "kernel without the open-coded task iterator (Linux 6.7 on)";
+    HANGSCOPE_SKIP() << "kernel without the open-coded task iterator (Linux 6.7 on)";
   config.per_task = true;
   auto per_task = sampler::TaskIterProgram::load(config, why);
   ASSERT_TRUE(per_task) << why;
@@ -99,8 +98,8 @@ TEST(LiveBpfWalk, TheTaskListWalkHandsBackWhatThePerTaskIteratorDoes) {
 // A pass with more records than room in the ring buffer is read again task by task: the
 // sleeping tasks of the machine overflow a ring of one page.
 TEST(LiveBpfWalk, APassTheRingCannotHoldIsReadAgainTaskByTask) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (const std::string& why = bpf_source_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (const std::string& why = bpf_source_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   sampler::TaskIterConfig config;
   config.state_mask = 1u << 1 | 1u << 8;  // S and I: every sleeping task, hundreds
   config.ring_bytes = static_cast<uint32_t>(getpagesize());
@@ -108,7 +107,7 @@ TEST(LiveBpfWalk, APassTheRingCannotHoldIsReadAgainTaskByTask) {
   auto small = sampler::TaskIterProgram::load(config, why);
   ASSERT_TRUE(small) << why;
   if (std::string_view(small->walk()) != "task list")
-    GTEST_SKIP() << "kernel without the open-coded task iterator (Linux 6.7 on)";
+    HANGSCOPE_SKIP() << "kernel without the open-coded task iterator (Linux 6.7 on)";
   config.per_task = true;
   auto per_task = sampler::TaskIterProgram::load(config, why);
   ASSERT_TRUE(per_task) << why;

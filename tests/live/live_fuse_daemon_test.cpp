@@ -15,6 +15,7 @@
 #include "hangscope/render.hpp"
 #include "support/privileges.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/stalled_fuse.hpp"
 #include "support/task_sources.hpp"
 #include "support/temp_dir.hpp"
@@ -52,8 +53,8 @@ struct Stopped {
 }  // namespace
 
 TEST(LiveFuseDaemon, ItsDescriptorNamesTheConnectionOfItsMount) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
   StalledFuse fs(STALLFS_BIN);
   const uint64_t conn = connection_of(fs.mountpoint());
   ASSERT_NE(conn, 0u);
@@ -94,9 +95,9 @@ TEST(LiveFuseDaemon, ItsDescriptorNamesTheConnectionOfItsMount) {
 class LiveFuseDaemonBySource : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LiveFuseDaemonBySource, TheVerdictNamesTheStoppedDaemonOfTheMount) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = source_missing(GetParam()); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
   pid_t reader = fs.start_reader();

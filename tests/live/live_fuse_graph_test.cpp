@@ -10,6 +10,7 @@
 #include "hangscope/render.hpp"
 #include "support/privileges.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/stalled_fuse.hpp"
 #include "support/temp_dir.hpp"
 
@@ -17,13 +18,14 @@ using namespace hangscope;
 using namespace hangscope::testing;
 
 TEST(LiveFuseGraph, ReadersBlockedOnAStalledDaemonWaitForTheDaemon) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
   pid_t sleeping = fs.start_reader();  // stays interruptible: state S
   pid_t killable = fs.start_reader();
-  usleep(300'000);
+  ASSERT_TRUE(StalledFuse::wait_until_waiting(sleeping));
+  ASSERT_TRUE(StalledFuse::wait_until_waiting(killable));
   ASSERT_TRUE(fs.interrupt(killable));  // now uninterruptible: state D
 
   TempDir tmp;

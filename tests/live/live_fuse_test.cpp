@@ -6,6 +6,7 @@
 #include "hangscope/ingest.hpp"
 #include "support/privileges.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/stalled_fuse.hpp"
 #include "support/task_sources.hpp"
 #include "support/temp_dir.hpp"
@@ -44,13 +45,13 @@ std::vector<char> fuse_states(const std::string& source, pid_t pid, const std::s
 }  // namespace
 
 TEST_P(LiveFuse, StalledDaemonLeavesReadersBlockedInRequestWaitAnswer) {
-  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = source_missing(GetParam()); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
   pid_t reader = fs.start_reader();
-  usleep(300'000);
+  ASSERT_TRUE(StalledFuse::wait_until_waiting(reader));
 
   // Waiting interruptibly: invisible to a D-only sampler, seen with --states DS.
   EXPECT_TRUE(fuse_states(GetParam(), reader, "D").empty());

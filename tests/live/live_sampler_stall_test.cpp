@@ -17,10 +17,12 @@
 #include "hangscope/ingest.hpp"
 #include "support/privileges.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/stalled_fuse.hpp"
 #include "support/stuck_exec.hpp"
 #include "support/task_sources.hpp"
 #include "support/temp_dir.hpp"
+#include "support/wait_for.hpp"
 
 using namespace hangscope;
 using namespace hangscope::testing;
@@ -50,7 +52,7 @@ std::string kernel_stack_text(pid_t pid) {
     text->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     done->store(true, std::memory_order_release);
   }).detach();
-  for (int i = 0; i < 100 && !done->load(std::memory_order_acquire); ++i) usleep(10'000);
+  wait_for([&] { return done->load(std::memory_order_acquire); }, std::chrono::seconds(1));
   return done->load(std::memory_order_acquire) ? *text
                                                : "(its stack file blocks now: stuck after all)";
 }
@@ -58,9 +60,9 @@ std::string kernel_stack_text(pid_t pid) {
 }  // namespace
 
 TEST_P(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
-  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = source_missing(GetParam()); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
 #if defined(__SANITIZE_ADDRESS__)
   // Seen here: in an AddressSanitizer build the target's execve never gets to hold its
   // exec_update_lock, so nothing blocks and the deadline is not exercised (the
@@ -81,7 +83,9 @@ TEST_P(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
     mem_reader = ex.reader();
     mmap_writer = ex.writer();
     // A plain read of the stuck task's stat file really blocks (as `ps` would).
+    std::atomic<pid_t> plain_tid{0};
     plain_reader = std::thread([&] {
+      plain_tid = static_cast<pid_t>(syscall(SYS_gettid));
       std::string path = "/proc/" + std::to_string(target) + "/stat";
       int fd = open(path.c_str(), O_RDONLY);
       char buf[1024];
@@ -100,8 +104,11 @@ TEST_P(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
       if (read(fd, buf, sizeof buf) > 0) *schedstat_read = true;
       close(fd);
     }).detach();
-    usleep(300'000);
-    EXPECT_TRUE(*schedstat_read) << "reading schedstat of a task stuck in execve blocked";
+    EXPECT_TRUE(wait_for([&] { return schedstat_read->load(); }, std::chrono::seconds(30)))
+        << "reading schedstat of a task stuck in execve blocked";
+    // The plain read waits in D for the lock the stuck execve holds (or came back).
+    wait_for([&] { return plain_read_done || (plain_tid != 0 && thread_state(getpid(), plain_tid) == 'D'); },
+             std::chrono::seconds(30));
     // If the read came back, the task is in D somewhere other than exec_mmap and its
     // kernel stack is readable: show where, so that a failure says why.
     EXPECT_FALSE(plain_read_done) << "reading /proc/<pid>/stat of a task stuck in execve "
@@ -162,16 +169,15 @@ TEST_P(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
 }
 
 TEST_P(LiveSamplerStall, SleepingFuseReadersAreRecordedForTheirWait) {
-  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = source_missing(GetParam()); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
   TempDir tmp;
   std::string out = tmp.file("fuse-s.capture");
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
   pid_t reader = fs.start_reader();
-  ASSERT_TRUE(wait_for_state(reader, 'S', 3000));
-  usleep(200'000);
+  ASSERT_TRUE(StalledFuse::wait_until_waiting(reader));
   // Default states (D only): the reader sleeps in S, yet it is recorded for its wait.
   RunResult r = run(
       {HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "5", "-i", "20", "-p", std::to_string(reader), "-o", out});

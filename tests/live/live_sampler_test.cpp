@@ -20,9 +20,11 @@
 #include "support/blocked_task.hpp"
 #include "support/privileges.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/stuck_exec.hpp"
 #include "support/task_sources.hpp"
 #include "support/temp_dir.hpp"
+#include "support/wait_for.hpp"
 
 using namespace hangscope;
 using namespace hangscope::testing;
@@ -32,11 +34,10 @@ INSTANTIATE_TEST_SUITE_P(Sources, LiveSampler, task_sources(),
                          [](const auto& info) { return info.param; });
 
 TEST_P(LiveSampler, RecordsATaskHeldInDState) {
-  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = source_missing(GetParam()); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   TempDir tmp;
-  BlockedTask blocked(3000);
-  usleep(200'000);  // let it reach vfork
+  BlockedTask blocked;
   std::string out = tmp.file("vfork.capture");
   RunResult r = run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "10", "-i", "20", "-p",
                      std::to_string(blocked.pid()), "-o", out});
@@ -66,10 +67,9 @@ TEST_P(LiveSampler, RecordsATaskHeldInDState) {
 }
 
 TEST_P(LiveSampler, NoOutputFilePrintsTheReport) {
-  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  BlockedTask blocked(3000);
-  usleep(200'000);
+  if (auto why = source_missing(GetParam()); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  BlockedTask blocked;
   RunResult r =
       run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "5", "-i", "10", "-p", std::to_string(blocked.pid())});
   ASSERT_EQ(r.status, 0) << r.err;
@@ -79,8 +79,8 @@ TEST_P(LiveSampler, NoOutputFilePrintsTheReport) {
 }
 
 TEST_P(LiveSampler, OutputFileIsPrivateAndNeverOverwritten) {
-  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = source_missing(GetParam()); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   TempDir tmp;
   std::string out = tmp.file("c.capture");
   ASSERT_EQ(run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "1", "-o", out}).status, 0);
@@ -107,11 +107,7 @@ bool in_pipe_read(pid_t tid) {
 }
 
 bool wait_for_pipe_read(pid_t tid, int timeout_ms) {
-  for (int i = 0; i < timeout_ms / 10; ++i) {
-    if (in_pipe_read(tid)) return true;
-    usleep(10'000);
-  }
-  return in_pipe_read(tid);
+  return wait_for([&] { return in_pipe_read(tid); }, std::chrono::milliseconds(timeout_ms));
 }
 
 // A thread of this process that sleeps in read() on a pipe until it is written to.
@@ -128,7 +124,7 @@ struct PipeSleeper {
       (void)!read(fds[0], &c, 1);
       then();
     });
-    while (tid == 0) usleep(1'000);
+    wait_for([&] { return tid != 0; }, std::chrono::seconds(30));
   }
   void wake() { (void)!write(fds[1], "x", 1); }
   ~PipeSleeper() {
@@ -145,21 +141,33 @@ struct PipeSleeper {
 // reads (its schedstat does not change), is seen in D in the round after it blocks, not
 // only at the next full read (the rescan interval, set out of reach here).
 TEST_P(LiveSampler, ASleepingThreadThatBlocksIsSeenInTheNextRound) {
-  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = source_missing(GetParam()); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   TempDir tmp;
   std::string out = tmp.file("wake.capture");
   int fd = open(out.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   ASSERT_GE(fd, 0);
-  // Once woken, the thread blocks in D: the parent of a vfork waits for its child.
-  PipeSleeper sleeper([] {
+  // Once woken, the thread blocks in D: the parent of a vfork waits for its child,
+  // which waits for a byte on `release` (written when the test ends, however it ends).
+  int release[2];
+  ASSERT_EQ(pipe(release), 0);
+  PipeSleeper sleeper([fd = release[0]] {
     pid_t child = vfork();
     if (child == 0) {
-      usleep(600'000);
+      char c;
+      (void)!read(fd, &c, 1);  // only a system call: allowed in a vfork child
       _exit(0);
     }
   });
-  ASSERT_TRUE(wait_for_state(sleeper.tid, 'S', 3000));
+  struct Release {
+    int* fds;
+    ~Release() {
+      (void)!write(fds[1], "x", 1);  // a child not yet started reads it at once
+      close(fds[1]);
+      close(fds[0]);
+    }
+  } release_at_end{release};  // before the sleeper's thread is joined
+  ASSERT_TRUE(wait_for_state(sleeper.tid, 'S', 30'000));
   {
     CaptureWriter writer(fd);
     SamplerOptions so;
@@ -171,7 +179,7 @@ TEST_P(LiveSampler, ASleepingThreadThatBlocksIsSeenInTheNextRound) {
     sampler.begin();
     for (int i = 0; i < 3; ++i) EXPECT_EQ(sampler.round().uninterruptible, 0u);
     sleeper.wake();
-    ASSERT_TRUE(wait_for_state(sleeper.tid, 'D', 3000));
+    ASSERT_TRUE(wait_for_state(sleeper.tid, 'D', 30'000));
     RoundStats r = sampler.round();
     EXPECT_GE(r.uninterruptible, 1u);
     EXPECT_GE(r.recorded, 1u);
@@ -201,8 +209,8 @@ TEST_P(LiveSampler, ASleepingThreadThatBlocksIsSeenInTheNextRound) {
 // The S-wait watch: a thread's wait channel is not read again while it does not run,
 // but one that moves into a listed wait is found at the next look.
 TEST_P(LiveSampler, ASleepingThreadThatMovesIntoAWatchedWaitIsFound) {
-  if (auto why = source_missing(GetParam()); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = source_missing(GetParam()); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   std::mutex mu;
   std::condition_variable cv;
   bool go = false;
@@ -219,28 +227,24 @@ TEST_P(LiveSampler, ASleepingThreadThatMovesIntoAWatchedWaitIsFound) {
     char c;
     (void)!read(fds[0], &c, 1);
   });
-  while (tid == 0) usleep(1'000);
-  ASSERT_TRUE(wait_for_state(tid, 'S', 3000));
+  ASSERT_TRUE(wait_for([&] { return tid != 0; }, std::chrono::seconds(30)));
+  ASSERT_TRUE(wait_for_state(tid, 'S', 30'000));
   int out = open("/dev/null", O_WRONLY | O_CLOEXEC);
   SamplerOptions so;
   so.source = source_kind(GetParam());
   so.pids = {getpid()};
   so.s_waits = {"pipe_read", "anon_pipe_read"};
-  so.s_interval = std::chrono::milliseconds(20);
+  so.s_interval = std::chrono::milliseconds(0);  // every round looks at S threads
   CaptureWriter writer(out);
   Sampler sampler(so, writer);
   sampler.begin();
-  for (int i = 0; i < 3; ++i) {
-    EXPECT_EQ(sampler.round().recorded, 0u);
-    usleep(30'000);  // each round is an S-wait round
-  }
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(sampler.round().recorded, 0u);
   {
     std::lock_guard lock(mu);
     go = true;
   }
   cv.notify_all();
-  bool moved = wait_for_pipe_read(tid, 3000);
-  usleep(30'000);
+  bool moved = wait_for_pipe_read(tid, 30'000);
   RoundStats r = sampler.round();
   sampler.end();
   (void)!write(fds[1], "x", 1);

@@ -11,6 +11,7 @@
 #include "hangscope/ingest.hpp"
 #include "hangscope/summary.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace hangscope;
@@ -31,7 +32,7 @@ TEST(LiveStorm, JournalWaitsAppearWithRealStacks) {
   std::string out = tmp.file("storm.capture");
   RunResult r = run({WITH_STORM, "--storm-bin", STORM_BIN, "--rounds", "0", "--", HANGSCOPE_BIN,
                      "record", "-d", "4", "-i", "20", "-o", out});
-  if (r.status == kSkip) GTEST_SKIP() << r.err;
+  if (r.status == kSkip) HANGSCOPE_SKIP() << r.err;
   ASSERT_EQ(r.status, 0) << r.err;
 
   Capture c;

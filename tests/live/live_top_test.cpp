@@ -11,6 +11,7 @@
 
 #include "support/privileges.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/storm_session.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tmux_session.hpp"
@@ -62,11 +63,11 @@ long rounds_shown(const std::string& screen) {
 }  // namespace
 
 TEST(LiveTop, InATerminalDuringTheStormShowsJbd2AndAnswersItsKeys) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = TmuxSession::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = TmuxSession::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
   StormSession storm(WITH_STORM, STORM_BIN);
   if (storm.dir().empty()) {
-    if (storm.status() == kSkip) GTEST_SKIP() << "the storm cannot run here (with-storm.sh)";
+    if (storm.status() == kSkip) HANGSCOPE_SKIP() << "the storm cannot run here (with-storm.sh)";
     FAIL() << "the storm did not start: status " << storm.status();
   }
   TempDir tmp;
@@ -75,7 +76,7 @@ TEST(LiveTop, InATerminalDuringTheStormShowsJbd2AndAnswersItsKeys) {
   TmuxSession tmux("env LANG=C.UTF-8 HANGSCOPE_RULES_DIR= " + std::string(HANGSCOPE_BIN) +
                        " top -i 100 --refresh 1 --dir " + dir +
                        "; echo \"top exited $?\"; exec sleep 600",
-                   100, 30);
+                   160, 30);  // wide enough for "wrote PATH" under ctest's longer TMPDIR
   ASSERT_TRUE(tmux.started()) << tmux.error();
   std::string screen;
   auto shows = [&](auto condition) {

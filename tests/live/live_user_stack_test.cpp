@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "hangscope/user_stack.hpp"
+#include "support/skip.hpp"
 #include "support/stalled_fuse.hpp"
 #include "support/storm_session.hpp"
 #include "support/wait_for.hpp"
@@ -110,7 +111,7 @@ void wait_until_asleep(const Blocker& b) {
 class LiveUserStack : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(LiveUserStack, PtraceStopUnwindsEveryThreadOfTheProcess) {
-  if (auto why = why_not_root(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = why_not_root(); !why.empty()) HANGSCOPE_SKIP() << why;
   Blocker b(GetParam());
   wait_until_asleep(b);
   UserStackUnwinder unwinder;
@@ -147,7 +148,7 @@ INSTANTIATE_TEST_SUITE_P(Builds, LiveUserStack, ::testing::Values(BLOCKER_BIN, B
                          });
 
 TEST(LiveUserStackFallback, FramesWithoutUnwindTablesAreFoundByFramePointerAndMarked) {
-  if (auto why = why_not_root(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = why_not_root(); !why.empty()) HANGSCOPE_SKIP() << why;
   Blocker b(BLOCKER_FP_BIN);
   wait_until_asleep(b);
   UserStackUnwinder unwinder;
@@ -173,7 +174,7 @@ TEST(LiveUserStackFallback, FramesWithoutUnwindTablesAreFoundByFramePointerAndMa
 }
 
 TEST(LiveUserStackReaders, LibunwindPtraceAndCachedTablesFindTheSameFrames) {
-  if (auto why = why_not_root(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = why_not_root(); !why.empty()) HANGSCOPE_SKIP() << why;
   Blocker b(BLOCKER_BIN);
   wait_until_asleep(b);
   UserStackOptions upt_options;
@@ -191,7 +192,7 @@ TEST(LiveUserStackReaders, LibunwindPtraceAndCachedTablesFindTheSameFrames) {
 }
 
 TEST(LiveUserStackUnstopped, SleepingThreadsReadWithoutStoppingMatchThePtraceStop) {
-  if (auto why = why_not_root(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = why_not_root(); !why.empty()) HANGSCOPE_SKIP() << why;
   Blocker b(BLOCKER_BIN);
   wait_until_asleep(b);
   UserStackUnwinder unwinder;
@@ -216,7 +217,7 @@ TEST(LiveUserStackUnstopped, SleepingThreadsReadWithoutStoppingMatchThePtraceSto
 }
 
 TEST(LiveUserStackUnstopped, KernelThreadsAndMissingTasksHaveNoUserStack) {
-  if (auto why = why_not_root(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = why_not_root(); !why.empty()) HANGSCOPE_SKIP() << why;
   UserStackUnwinder unwinder;
   UserStack kthread = unwinder.unwind_blocked_task(2, 2, UnwindClock::now() + 1s);  // kthreadd
   EXPECT_EQ(kthread.outcome, UnwindOutcome::no_user_space) << describe(kthread);
@@ -226,8 +227,8 @@ TEST(LiveUserStackUnstopped, KernelThreadsAndMissingTasksHaveNoUserStack) {
 }
 
 TEST(LiveUserStackDState, FuseReaderInDIsUnwoundWithoutStoppingAndAStopGivesUpOnIt) {
-  if (auto why = why_not_root(); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = hangscope::testing::StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = why_not_root(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = hangscope::testing::StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
   hangscope::testing::StalledFuse fs(STALLFS_BIN);
   fs.stall();
   Blocker b(BLOCKER_BIN, {"--fuse-file", fs.data_path()});
@@ -284,10 +285,10 @@ uint64_t write_calls(int pid, int tid) {
 }  // namespace
 
 TEST(LiveUserStackDState, FsyncUnderTheStormIsUnwoundWithoutStoppingIt) {
-  if (auto why = why_not_root(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = why_not_root(); !why.empty()) HANGSCOPE_SKIP() << why;
   hangscope::testing::StormSession storm(WITH_STORM, STORM_BIN);
   if (storm.dir().empty()) {
-    if (storm.status() == kSkip) GTEST_SKIP() << "with-storm.sh skipped (see its stderr)";
+    if (storm.status() == kSkip) HANGSCOPE_SKIP() << "with-storm.sh skipped (see its stderr)";
     FAIL() << "with-storm.sh failed with status " << storm.status();
   }
   Blocker b(BLOCKER_BIN, {"--fsync-dir", storm.dir()});

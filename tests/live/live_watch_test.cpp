@@ -20,9 +20,11 @@
 #include "support/privileges.hpp"
 #include "support/replay_capture.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/stalled_fuse.hpp"
 #include "support/storm_session.hpp"
 #include "support/temp_dir.hpp"
+#include "support/tmpfs_mount.hpp"
 #include "support/wait_for.hpp"
 #include "support/watch_process.hpp"
 
@@ -60,7 +62,7 @@ bool wait_rounds(int port, double n, milliseconds limit) {
 // Started before the storm: one capture (the cooldown holds back the next), written
 // after the storm began, holding rounds from before it, and the report names jbd2.
 TEST(LiveWatch, TheStormFiresOneCaptureThatStartsBeforeIt) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   TempDir tmp;
   const std::string dir = tmp.file("captures");
   WatchProcess watch({HANGSCOPE_BIN, "watch", "-i", "200", "--dir", dir, "--window", "30",
@@ -73,7 +75,7 @@ TEST(LiveWatch, TheStormFiresOneCaptureThatStartsBeforeIt) {
 
   StormSession storm(WITH_STORM, STORM_BIN);
   if (storm.dir().empty()) {
-    if (storm.status() == kSkip) GTEST_SKIP() << "the storm cannot run here (with-storm.sh)";
+    if (storm.status() == kSkip) HANGSCOPE_SKIP() << "the storm cannot run here (with-storm.sh)";
     FAIL() << "the storm did not start: status " << storm.status();
   }
   std::string written = watch.wait_line(dir + "/", seconds(120));
@@ -119,8 +121,8 @@ TEST(LiveWatch, TheStormFiresOneCaptureThatStartsBeforeIt) {
 // FUSE readers wait in S (request_wait_answer): the S-wait watch records them, and their
 // unchanged switch counts fire --blocked-for.
 TEST(LiveWatch, AStalledFuseDaemonFiresBlockedFor) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (auto why = StalledFuse::unavailable(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
   StalledFuse fuse(STALLFS_BIN);
   TempDir tmp;
   const std::string dir = tmp.file("captures");
@@ -152,7 +154,7 @@ TEST(LiveWatch, AStalledFuseDaemonFiresBlockedFor) {
 
 // SIGUSR1: a capture now, of the window so far; watch goes on.
 TEST(LiveWatch, SigusrOneWritesACaptureNow) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   TempDir tmp;
   const std::string dir = tmp.file("captures");
   // The other triggers off: what other work on the machine blocks must not fire first.
@@ -185,16 +187,12 @@ TEST(LiveWatch, SigusrOneWritesACaptureNow) {
 // A full disk: one line on stderr, a counted error, no file with a final name, and
 // watch goes on (the next capture, once there is room, is written).
 TEST(LiveWatch, AFullDiskIsOneLineACountedErrorAndWatchGoesOn) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
-  if (geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs needs root";
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (geteuid() != 0) HANGSCOPE_SKIP() << "mounting a small tmpfs needs root";
   TempDir tmp;
   const std::string dir = tmp.file("small");
-  fs::create_directory(dir);
-  ASSERT_EQ(mount("tmpfs", dir.c_str(), "tmpfs", 0, "size=64k,mode=0700"), 0) << strerror(errno);
-  struct Unmount {
-    std::string d;
-    ~Unmount() { umount2(d.c_str(), MNT_DETACH); }
-  } unmount{dir};
+  TmpfsMount small(dir, "size=64k,mode=0700");
+  ASSERT_TRUE(small.mounted()) << small.error();
   {
     std::ofstream fill(dir + "/fill");
     std::string block(4096, 'x');
@@ -230,7 +228,7 @@ TEST(LiveWatch, AFullDiskIsOneLineACountedErrorAndWatchGoesOn) {
 // Killed by SIGKILL right after a trigger, while it writes: every file with a final
 // name is a complete capture (the one being written has a temporary name until then).
 TEST(LiveWatch, SigkillWhileWritingLeavesNoHalfWrittenCapture) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   TempDir tmp;
   const std::string dir = tmp.file("captures");
   for (int attempt = 0; attempt < 3; ++attempt) {
@@ -256,9 +254,9 @@ TEST(LiveWatch, SigkillWhileWritingLeavesNoHalfWrittenCapture) {
 // A real Prometheus (Debian's package) scrapes watch during the storm: its HTTP API
 // finds blocked threads of a jbd2 group, and promtool accepts the exposition.
 TEST(LiveWatch, PrometheusScrapesTheBlockedThreadsOfTheStorm) {
-  if (auto why = stack_privilege_missing(); !why.empty()) GTEST_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   if (run({"sh", "-c", "command -v prometheus && command -v promtool"}).status != 0)
-    GTEST_SKIP() << "prometheus or promtool is not installed (scripts/install-deps.sh)";
+    HANGSCOPE_SKIP() << "prometheus or promtool is not installed (scripts/install-deps.sh)";
   TempDir tmp;
   WatchProcess watch({HANGSCOPE_BIN, "watch", "-i", "200", "--dir", tmp.file("captures"),
                       "--no-kmsg", "--listen", "127.0.0.1:0"});
@@ -271,7 +269,7 @@ TEST(LiveWatch, PrometheusScrapesTheBlockedThreadsOfTheStorm) {
 
   StormSession storm(WITH_STORM, STORM_BIN);
   if (storm.dir().empty()) {
-    if (storm.status() == kSkip) GTEST_SKIP() << "the storm cannot run here (with-storm.sh)";
+    if (storm.status() == kSkip) HANGSCOPE_SKIP() << "the storm cannot run here (with-storm.sh)";
     FAIL() << "the storm did not start: status " << storm.status();
   }
   // Prometheus on a free port of its own, scraping watch every second.
@@ -314,7 +312,7 @@ TEST(LiveWatch, PrometheusScrapesTheBlockedThreadsOfTheStorm) {
 // The example alert rules are valid for Prometheus.
 TEST(LiveWatch, TheExampleAlertRulesPassPromtool) {
   if (run({"sh", "-c", "command -v promtool"}).status != 0)
-    GTEST_SKIP() << "promtool is not installed (scripts/install-deps.sh)";
+    HANGSCOPE_SKIP() << "promtool is not installed (scripts/install-deps.sh)";
   RunResult r = run({"promtool", "check", "rules", HANGSCOPE_SOURCE "/packaging/hangscope-alerts.yml"});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
 }

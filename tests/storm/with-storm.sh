@@ -150,28 +150,9 @@ wait_gone() {
     return 1
 }
 
-# The pids of all live descendants of pid $1 (children before grandchildren).
-descendants() {
-    local -A kids=()
-    local f stat pid ppid queue=("$1") found=()
-    for f in /proc/[0-9]*/stat; do
-        read -r stat 2>/dev/null < "$f" || continue
-        pid=${f#/proc/}; pid=${pid%/stat}
-        stat=${stat##*) }          # "S ppid pgrp ..."
-        stat=${stat#* }
-        ppid=${stat%% *}
-        kids[$ppid]+=" $pid"
-    done
-    while ((${#queue[@]})); do
-        pid=${queue[0]}
-        queue=("${queue[@]:1}")
-        for f in ${kids[$pid]:-}; do
-            found+=("$f")
-            queue+=("$f")
-        done
-    done
-    echo "${found[@]}"
-}
+# descendants PID...: the pids of their live descendants.
+# shellcheck source=../support/proc-tree.bash
+. "$(dirname -- "${BASH_SOURCE[0]}")/../support/proc-tree.bash"
 
 # Terminate one of our children and whatever it started (by pid, never by
 # name): SIGTERM, then SIGKILL after a few seconds, then reap it.

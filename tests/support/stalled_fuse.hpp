@@ -1,12 +1,15 @@
 // A FUSE mount served by tests/fuse/stall_fs.cpp whose daemon stops answering on
 // command, and reader processes that block in it. Everything it starts is ended by
-// pid, and the mount is removed, when the object goes away (also when a test fails).
+// pid, and the mount is removed, when the object goes away (also when a test fails):
+// readers the daemon no longer answers (it is stopped, hung or gone) are freed by
+// aborting the connection (/sys/fs/fuse/connections/N/abort), as `fusermount -u` could not.
 #pragma once
 
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +21,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "support/task_state.hpp"
 
 namespace hangscope::testing {
 
@@ -47,7 +52,12 @@ class StalledFuse {
     stat(std::filesystem::path(mountpoint_).parent_path().c_str(), &parent);
     for (int i = 0; i < 500; ++i) {  // up to 5 s for the mount to appear
       struct stat st {};
-      if (stat(data_path().c_str(), &st) == 0) return;
+      if (stat(data_path().c_str(), &st) == 0) {
+        // The connection's name under /sys/fs/fuse/connections: the kernel's dev_t of
+        // the mount (major << 20 | minor).
+        connection_ = (major(st.st_dev) << 20) | minor(st.st_dev);
+        return;
+      }
       int status;
       if (waitpid(daemon_, &status, WNOHANG) == daemon_) {
         daemon_ = -1;
@@ -64,15 +74,8 @@ class StalledFuse {
   StalledFuse(const StalledFuse&) = delete;
   StalledFuse& operator=(const StalledFuse&) = delete;
 
-  // The state letter of a thread, from status ('?' when it is gone).
-  static char thread_state(pid_t pid, pid_t tid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) +
-                     "/status");
-    std::string line;
-    while (std::getline(in, line))
-      if (line.rfind("State:\t", 0) == 0 && line.size() > 7) return line[7];
-    return '?';
-  }
+  // The state letter of a thread ('?' when it is gone).
+  static char thread_state(pid_t pid, pid_t tid) { return testing::thread_state(pid, tid); }
 
   std::string data_path() const { return mountpoint_ + "/data"; }
   const std::string& mountpoint() const { return mountpoint_; }
@@ -120,16 +123,60 @@ class StalledFuse {
   }
   bool interrupt(pid_t reader) { return interrupt_until_killable(reader, reader); }
 
+  // Waits until `reader` waits for the daemon's answer (request_wait_answer in its
+  // kernel stack), as it does once the daemon stalls: the state a test then samples.
+  static bool wait_until_waiting(pid_t reader, int limit_ms = 30'000) {
+    const std::string path = "/proc/" + std::to_string(reader) + "/stack";
+    return wait_for(
+        [&] {
+          std::ifstream in(path);
+          std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+          return text.find("request_wait_answer") != std::string::npos;
+        },
+        std::chrono::milliseconds(limit_ms));
+  }
+
  private:
+  // Waits for the readers, up to `limit_ms` (forever when negative); true when all ended.
+  bool reap_readers(int limit_ms) {
+    for (int waited = 0;; waited += 10) {
+      for (auto it = readers_.begin(); it != readers_.end();)
+        it = waitpid(*it, nullptr, WNOHANG) == *it ? readers_.erase(it) : it + 1;
+      if (readers_.empty()) return true;
+      if (limit_ms >= 0 && waited >= limit_ms) return false;
+      usleep(10'000);
+    }
+  }
+
+  // Ends every request of the mount with an error: what frees a reader in D once its
+  // daemon cannot answer. Mounts the control file system where it is not mounted.
+  void abort_connection() const {
+    if (connection_ == 0) return;
+    const std::string dir = "/sys/fs/fuse/connections/" + std::to_string(connection_);
+    if (access(dir.c_str(), F_OK) != 0)
+      mount("fusectl", "/sys/fs/fuse/connections", "fusectl", 0, nullptr);  // EBUSY: there
+    std::ofstream(dir + "/abort") << "1";
+  }
+
+  bool daemon_gone() {
+    if (daemon_ <= 0) return true;
+    int status;
+    if (waitpid(daemon_, &status, WNOHANG) != daemon_) return false;
+    daemon_ = -1;
+    return true;
+  }
+
   void cleanup() {
     // A reader whose request the daemon already holds waits uninterruptibly for the
-    // answer, even when killed: let the daemon answer first.
-    if (daemon_ > 0) resume();
-    for (pid_t r : readers_) {
-      kill(r, SIGKILL);
-      waitpid(r, nullptr, 0);
+    // answer, even when killed: let the daemon answer first, and where it cannot (it
+    // died, or is stopped or hung), abort the connection.
+    if (daemon_gone()) abort_connection();
+    else resume();
+    for (pid_t r : readers_) kill(r, SIGKILL);
+    if (!reap_readers(2000)) {
+      abort_connection();
+      reap_readers(-1);
     }
-    readers_.clear();
     if (daemon_ > 0) {
       kill(daemon_, SIGTERM);  // unmount and exit
       int status;
@@ -153,6 +200,7 @@ class StalledFuse {
 
   std::string mountpoint_;
   pid_t daemon_ = -1;
+  unsigned connection_ = 0;
   std::vector<pid_t> readers_;
 };
 

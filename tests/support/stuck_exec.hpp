@@ -30,25 +30,9 @@
 #include <string>
 
 #include "support/stalled_fuse.hpp"
+#include "support/task_state.hpp"
 
 namespace hangscope::testing {
-
-// The state letter of a task, '?' when it is gone. From status, not stat: on 6.18 a
-// read of stat waits for the exec_update_lock that a stuck execve holds.
-inline char task_state(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  size_t at = text.find("\nState:\t");
-  return at == std::string::npos || at + 8 >= text.size() ? '?' : text[at + 8];
-}
-
-inline bool wait_for_state(pid_t pid, char state, int timeout_ms) {
-  for (int i = 0; i < timeout_ms / 10; ++i) {
-    if (task_state(pid) == state) return true;
-    usleep(10'000);
-  }
-  return task_state(pid) == state;
-}
 
 class StuckExec {
  public:
@@ -76,15 +60,15 @@ class StuckExec {
       (void)!pread(fd, &c, 1, static_cast<off_t>(addr));
       _exit(0);
     }
-    if (!wait_for_state(reader_, 'D', 3000))
+    if (!wait_for_state(reader_, 'D', 30'000))
       throw std::runtime_error("the mem reader did not block");
     char go = 'm';
     (void)!write(to_writer_, &go, 1);  // W: mmap, queued behind the reader
-    if (!wait_for_state(writer_, 'D', 3000))
+    if (!wait_for_state(writer_, 'D', 30'000))
       throw std::runtime_error("the mmap writer did not block");
     go = 'x';
     (void)!write(to_target_, &go, 1);  // T: execve
-    if (!wait_for_state(target_, 'D', 3000)) throw std::runtime_error("execve did not block");
+    if (!wait_for_state(target_, 'D', 30'000)) throw std::runtime_error("execve did not block");
   }
 
   ~StuckExec() {

@@ -8,6 +8,7 @@
 
 #include "graph_captures.hpp"
 #include "hangscope/render.hpp"
+#include "support/skip.hpp"
 
 using namespace hangscope;
 using namespace hangscope::testing;
@@ -64,7 +65,7 @@ TEST(GraphDeadlock, AbbaFromTheKernelsOwnerLinesIsACycle) {
 TEST(GraphDeadlock, AbbaKernelLogFixtureIsACycle) {
   // fixtures/kernel-log/hung-task-6.15-abba-mutex.written.log, read by the kernel-log
   // reader (hung_task reports with the 6.15 blocker lines).
-  if (!find_reader("kernel-log")) GTEST_SKIP() << "this build has no kernel-log reader";
+  if (!find_reader("kernel-log")) HANGSCOPE_SKIP() << "this build has no kernel-log reader";
   Capture c;
   read_input(HANGSCOPE_FIXTURES "/kernel-log/hung-task-6.15-abba-mutex.written.log", "", c);
   ASSERT_EQ(c.facts.size(), 2u);

@@ -4,6 +4,7 @@
 #include "hangscope/graph_picture.hpp"
 #include "hangscope/render.hpp"
 #include "support/made_capture.hpp"
+#include "support/skip.hpp"
 
 using namespace hangscope;
 using hangscope::testing::MadeCapture;
@@ -132,7 +133,7 @@ TEST(GraphPicture, BuiltinLayeredLayoutDrawsNodesInLayers) {
 }
 
 TEST(GraphPicture, DotDrawsWhenInstalledAndNeverLeaksDotText) {
-  if (!dot_available()) GTEST_SKIP() << "Graphviz dot is not installed (Debian package graphviz)";
+  if (!dot_available()) HANGSCOPE_SKIP() << "Graphviz dot is not installed (Debian package graphviz)";
   GraphDrawing d = draw_graph(three_waits(), GraphLayout::automatic);
   EXPECT_EQ(d.engine, "dot");
   EXPECT_EQ(d.svg.rfind("<svg", 0), 0u) << d.svg.substr(0, 200);

@@ -11,6 +11,7 @@
 #include "profile.pb.h"
 #include "support/made_capture.hpp"
 #include "support/run.hpp"
+#include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace hangscope;
@@ -124,7 +125,7 @@ TEST(Pprof, DumpHasSamplesOnly) {
 
 TEST(Pprof, ProtocDecodesWhatWeWrite) {
   if (hangscope::testing::run({"protoc", "--version"}).status != 0)
-    GTEST_SKIP() << "protoc (Debian package protobuf-compiler) is not installed";
+    HANGSCOPE_SKIP() << "protoc (Debian package protobuf-compiler) is not installed";
   Capture c;
   read_input(HANGSCOPE_FIXTURES "/capture/storm-overlayfs-ext4.capture", "", c);
   Analysis a = analyze(c);

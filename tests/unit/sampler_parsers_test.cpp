@@ -125,6 +125,21 @@ TEST(SamplerCgroups, PathFromUnifiedOrFirstControllerLine) {
   EXPECT_EQ(cgroup_path("0::/\n"), "/");
 }
 
+// record --cgroup: a cgroup and those below it, by whole path components.
+TEST(SamplerCgroups, SelectedCgroupAndThoseBelowItOnly) {
+  EXPECT_TRUE(in_cgroup("/system.slice/docker-1.scope", "/system.slice"));
+  EXPECT_TRUE(in_cgroup("/system.slice", "/system.slice"));
+  EXPECT_TRUE(in_cgroup("/system.slice", "/system.slice/"));
+  EXPECT_TRUE(in_cgroup("/system.slice/a/b", "/system.slice/a"));
+  EXPECT_FALSE(in_cgroup("/system.slice-x/a", "/system.slice"));
+  EXPECT_FALSE(in_cgroup("/system.slice/docker-12", "/system.slice/docker-1"));
+  EXPECT_FALSE(in_cgroup("/system", "/system.slice"));
+  EXPECT_FALSE(in_cgroup("/user.slice", "/system.slice"));
+  // The root holds every cgroup.
+  EXPECT_TRUE(in_cgroup("/", "/"));
+  EXPECT_TRUE(in_cgroup("/user.slice/u", "/"));
+}
+
 TEST(SamplerCgroups, ContainersOfEveryRuntimeLayout) {
   const std::string id(64, 'a');
   const std::string id2 = std::string(32, 'b') + std::string(32, '1');

@@ -12,6 +12,7 @@
 #include "hangscope/capture_writer.hpp"
 #include "hangscope/round_tee.hpp"
 #include "support/capture_text.hpp"
+#include "support/skip.hpp"
 
 using namespace hangscope;
 using hangscope::testing::fd_text;
@@ -80,7 +81,7 @@ TEST(SamplerRoundSink, ATeeWritesTheSameCaptureAsOneWriter) {
 
 TEST(SamplerRoundSink, AFullDiskUnderOneSinkOfATeeCostsTheOtherNothing) {
   int full = open("/dev/full", O_WRONLY | O_CLOEXEC);
-  if (full < 0) GTEST_SKIP() << "/dev/full: " << std::strerror(errno);
+  if (full < 0) HANGSCOPE_SKIP() << "/dev/full: " << std::strerror(errno);
   int alone = memfd_create("alone", MFD_CLOEXEC), kept = memfd_create("kept", MFD_CLOEXEC);
   {
     CaptureWriter w(alone);
