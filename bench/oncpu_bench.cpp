@@ -9,11 +9,7 @@
 //
 //   build/bench/hangscope_oncpu_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -23,7 +19,10 @@
 #include <thread>
 #include <vector>
 
-extern char** environ;
+#include "process_cost.hpp"
+
+using hangscope::bench::ProcessCost;
+using hangscope::bench::run_process;
 
 namespace {
 
@@ -60,33 +59,6 @@ class Load {
   std::vector<std::thread> threads_;
 };
 
-struct ProcessCost {
-  double cpu_s = 0;
-  double wall_s = 0;
-};
-
-// Runs `args` to its end (record -d) and returns what it cost.
-ProcessCost run(const std::vector<std::string>& args) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const auto start = std::chrono::steady_clock::now();
-  if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) != 0) return {};
-  posix_spawn_file_actions_destroy(&fa);
-  int status = 0;
-  rusage ru{};
-  wait4(pid, &status, 0, &ru);
-  ProcessCost c;
-  c.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  c.cpu_s = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-  return c;
-}
-
 // Arguments: on-CPU frequency (0: record alone); load (0 system calls, 1 user
 // arithmetic); seconds.
 void BM_OnCpuCost(benchmark::State& state) {
@@ -105,7 +77,7 @@ void BM_OnCpuCost(benchmark::State& state) {
   uint64_t work = 0;
   for (auto _ : state) {
     const uint64_t before = load.count();
-    c = run(args);
+    c = run_process(args);
     work = load.count() - before;
     state.SetIterationTime(c.wall_s);
   }

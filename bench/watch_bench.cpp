@@ -10,10 +10,6 @@
 //
 //   build/bench/hangscope_watch_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -23,47 +19,17 @@
 #include <thread>
 #include <vector>
 
+#include "process_cost.hpp"
 #include "thread_population.hpp"
 
-extern char** environ;
-
 using hangscope::bench::Population;
+using hangscope::bench::ProcessCost;
+using hangscope::bench::run_process;
 
 namespace {
 
 Population g_population;
 std::string g_tmp;
-
-struct ProcessCost {
-  double cpu_s = 0;
-  double wall_s = 0;
-  double max_rss_mib = 0;
-};
-
-// Runs `args` for `seconds` (then SIGTERM) and returns what it cost.
-ProcessCost run_for(const std::vector<std::string>& args, double seconds) {
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const auto start = std::chrono::steady_clock::now();
-  if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), environ) != 0) return {};
-  posix_spawn_file_actions_destroy(&fa);
-  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
-  kill(pid, SIGTERM);  // only the process this function started
-  int status = 0;
-  rusage ru{};
-  wait4(pid, &status, 0, &ru);
-  ProcessCost c;
-  c.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  c.cpu_s = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-            (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
-  c.max_rss_mib = ru.ru_maxrss / 1024.0;
-  return c;
-}
 
 // Arguments: 0 record, 1 watch with its triggers off, 2 watch at its defaults; threads;
 // percent waking; seconds.
@@ -84,7 +50,7 @@ void BM_IdleCost(benchmark::State& state) {
   std::filesystem::remove_all(g_tmp + "/captures");
   ProcessCost c;
   for (auto _ : state) {
-    c = run_for(args, seconds);
+    c = run_process(args, seconds);
     state.SetIterationTime(c.wall_s);
   }
   state.SetLabel(!watch ? "record -i 1000" : triggers ? "watch (defaults)" : "watch (no triggers)");

@@ -57,6 +57,20 @@ std::optional<KernelSymbols> KernelSymbols::load(const std::string& path) {
   return KernelSymbols(std::move(text));
 }
 
+std::optional<KernelSymbols> KernelSymbols::load_for_frames(const std::string& proc_root,
+                                                           std::string& why_not) {
+  std::optional<KernelSymbols> symbols = load(proc_root + "/kallsyms");
+  if (!symbols || symbols->size() == 0) {
+    why_not = "cannot read " + proc_root + "/kallsyms";
+    return std::nullopt;
+  }
+  if (!symbols->addresses_known()) {
+    why_not = "no kernel addresses in /proc/kallsyms (kptr_restrict, or no CAP_SYSLOG)";
+    return std::nullopt;
+  }
+  return symbols;
+}
+
 const KernelSymbols::Symbol* KernelSymbols::find(uint64_t address, uint64_t& size) const {
   auto after = [address](const std::vector<Symbol>& v) {
     return std::upper_bound(v.begin(), v.end(), address,

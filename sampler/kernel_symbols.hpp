@@ -28,6 +28,10 @@ class KernelSymbols {
   explicit KernelSymbols(std::string text);
   // Reads the file; an empty result when it cannot be read (errno set).
   static std::optional<KernelSymbols> load(const std::string& path = "/proc/kallsyms");
+  // The symbols of `<proc_root>/kallsyms` for naming frames: none, with `why_not` saying
+  // why, when the file cannot be read or hides the addresses.
+  static std::optional<KernelSymbols> load_for_frames(const std::string& proc_root,
+                                                      std::string& why_not);
 
   // False when every address reads 0 (kptr_restrict, or no CAP_SYSLOG).
   bool addresses_known() const { return addresses_known_; }

@@ -91,15 +91,8 @@ std::unique_ptr<OnCpuSampler> OnCpuSampler::open(const SamplerOptions& opt, std:
     }
     rings.push_back(std::move(ring));
   }
-  std::optional<KernelSymbols> symbols = KernelSymbols::load(opt.proc_root + "/kallsyms");
-  if (!symbols || symbols->size() == 0) {
-    why_not = "cannot read " + opt.proc_root + "/kallsyms";
-    return nullptr;
-  }
-  if (!symbols->addresses_known()) {
-    why_not = "no kernel addresses in /proc/kallsyms (kptr_restrict, or no CAP_SYSLOG)";
-    return nullptr;
-  }
+  std::optional<KernelSymbols> symbols = KernelSymbols::load_for_frames(opt.proc_root, why_not);
+  if (!symbols) return nullptr;
   return std::unique_ptr<OnCpuSampler>(
       new OnCpuSampler(opt, std::move(*symbols), std::move(rings), std::move(online)));
 }

@@ -18,13 +18,7 @@ using namespace hangscope;
 namespace {
 
 Capture read_bytes(const std::string& bytes) {
-  int fd = memfd_create("in", MFD_CLOEXEC);
-  EXPECT_EQ(write(fd, bytes.data(), bytes.size()), static_cast<ssize_t>(bytes.size()));
-  lseek(fd, 0, SEEK_SET);
-  Capture c;
-  read_input(fd_input(fd, "oncpu.capture"), "oncpu.capture", "", c);
-  close(fd);
-  return c;
+  return hangscope::testing::read_text(bytes, "oncpu.capture");
 }
 
 Capture read_file(const std::string& path) {
