@@ -33,7 +33,7 @@ struct ProcessCost {
   size_t terminal_bytes = 0;  // what it drew (on a terminal)
 };
 
-// Runs `args` for `seconds` (then SIGTERM), with its standard input and output on a
+// Runs `args` for `seconds` (then SIGTERM; with `seconds` <= 0, until it exits), with its standard input and output on a
 // pseudo-terminal of 80x24 when `terminal` (read here all along, as a terminal would),
 // else on /dev/null, in the environment `env` (this process's when empty), and returns
 // what it cost.
@@ -69,7 +69,7 @@ inline ProcessCost run_for(const std::vector<std::string>& args, double seconds,
   posix_spawn_file_actions_destroy(&fa);
   ProcessCost c;
   char buf[65536];
-  while (std::chrono::steady_clock::now() < end) {
+  while (seconds > 0 && std::chrono::steady_clock::now() < end) {
     const int left = static_cast<int>(
         std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now())
             .count());
@@ -83,7 +83,7 @@ inline ProcessCost run_for(const std::vector<std::string>& args, double seconds,
       if (n > 0) c.terminal_bytes += static_cast<size_t>(n);
     }
   }
-  kill(pid, SIGTERM);  // only the process this function started
+  if (seconds > 0) kill(pid, SIGTERM);  // only the process this function started
   int status = 0;
   rusage ru{};
   wait4(pid, &status, 0, &ru);

@@ -45,6 +45,8 @@ struct RecordOptions {
   bool user_stacks = false;         // also the user-space stacks (docs/user-stacks.md)
   double user_stack_budget_ms = 0;  // 0: automatic
   std::string source = "auto";      // auto, bpf or proc (docs/sampler.md)
+  bool on_cpu = false;              // also on-CPU kernel stacks (record only)
+  unsigned freq = 99;               // their frequency, per CPU
   ReportOptions report;             // how to report when there is no -o (its rules)
 };
 

@@ -63,6 +63,14 @@ void add_record_options(CLI::App& app, RecordOptions& opts) {
       ->type_name("FILE");
   cmd->add_flag("--force", opts.force, "Overwrite an existing output file");
   add_sampling_options(*cmd, opts);
+  CLI::Option* on_cpu = cmd->add_flag(
+      "--on-cpu", opts.on_cpu,
+      "Also record the kernel stacks of the tasks running on every CPU, sampled by perf's "
+      "cpu-clock (spinning on a lock is on-CPU contention; see docs/sampler.md)");
+  cmd->add_option("--freq", opts.freq, "On-CPU samples per second, on each CPU")
+      ->check(CLI::Range(1, 100'000))
+      ->capture_default_str()
+      ->needs(on_cpu);
   // Without -o the capture is reported: by the rules in use.
   add_rules_options(*cmd, opts.report.input.rules);
 }
@@ -126,6 +134,8 @@ CLI::App* add_record(CLI::App& app, RecordOptions& opts) {
       "  hangscope record -p 1234,5678 --states DS -d 5\n"
       "  hangscope record --user-stacks -p 1234 --states DS -d 5   # and where the program "
       "called from\n"
+      "  hangscope record --on-cpu -d 10 -o fio.capture   # and what runs on the CPUs: "
+      "spinning locks\n"
       "  hangscope record --comm '^postgres' --cgroup /system.slice -d 30 -o pg.capture");
   return cmd;
 }
@@ -149,6 +159,8 @@ std::optional<SamplerOptions> sampler_options(const RecordOptions& opts,
       std::chrono::microseconds(static_cast<int64_t>(opts.user_stack_budget_ms * 1000));
   // Stopping a process is intrusive: only those the user named.
   so.stop_for_user_stacks = opts.user_stacks && (!opts.pids.empty() || !opts.comm.empty());
+  so.oncpu = opts.on_cpu;
+  so.oncpu_hz = opts.freq;
   so.command_line = command_line;
   so.source = opts.source == "bpf"    ? TaskSourceKind::bpf
               : opts.source == "proc" ? TaskSourceKind::proc
@@ -211,11 +223,16 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
   CaptureWriter writer(file.get());
   Progress progress(rules);
   SamplerResult result;
+  bool sampler_oncpu = false;  // the on-CPU stacks asked for are recorded
   try {
     Sampler sampler(so, writer);
     // A build without the BPF source says so in --version, not at every record.
     if (!sampler.source_fallback().empty() && bpf_source_built())
       print_error("BPF source unavailable: " + sampler.source_fallback() + "; sampling /proc");
+    sampler_oncpu = sampler.oncpu_problem().empty();
+    if (!sampler.oncpu_problem().empty())
+      print_error("on-CPU stacks unavailable: " + sampler.oncpu_problem() +
+                  "; recording the blocked tasks only");
     result = sampler.run(stop_requested(), [&](const RoundStats& r) { progress.round(r); });
   } catch (const PrivilegeError& e) {
     progress.done();
@@ -234,8 +251,10 @@ int run_record(const RecordOptions& opts, const std::string& command_line) {
   progress.done();
 
   if (!opts.output.empty()) {
-    fmt::print(stderr, "hangscope: recorded {} rounds, {} blocked samples in {:.2f} s to {}\n",
-               result.rounds, result.samples, result.duration_ns / 1e9, opts.output);
+    std::string oncpu =
+        so.oncpu && sampler_oncpu ? fmt::format(", {} on-CPU samples", result.oncpu_samples) : "";
+    fmt::print(stderr, "hangscope: recorded {} rounds, {} blocked samples{} in {:.2f} s to {}\n",
+               result.rounds, result.samples, oncpu, result.duration_ns / 1e9, opts.output);
     return kOk;
   }
   if (::lseek(file.get(), 0, SEEK_SET) < 0) {

@@ -121,6 +121,14 @@ void CaptureWriter::task(const TaskRecord& t) {
   buf_ += '\n';
 }
 
+void CaptureWriter::oncpu(const OnCpuRecord& s) {
+  const uint32_t stack = stack_id(s.stack_text);
+  fmt::format_to(std::back_inserter(buf_), "{} {} {} {} {} {} {} ", cf::kOnCpu, s.time_ns, s.cpu,
+                 s.pid, s.tid, stack, s.user ? "u" : "-");
+  buf_ += cf::escape(s.comm);
+  buf_ += '\n';
+}
+
 void CaptureWriter::end_round(uint32_t index, const RoundEnd& e) {
   auto out = std::back_inserter(buf_);
   const char* names[3] = {"io", "memory", "cpu"};
@@ -141,6 +149,8 @@ void CaptureWriter::end_round(uint32_t index, const RoundEnd& e) {
                    "user_did_not_stop={} user_ran={} user_timed_out={}",
                    u->stops, u->stop_pause_ns, u->complete, u->partial, u->did_not_stop, u->ran,
                    u->timed_out);
+  if (const OnCpuRound* c = e.oncpu)
+    fmt::format_to(out, " oncpu={} oncpu_idle={} oncpu_lost={}", c->samples, c->idle, c->lost);
   buf_ += '\n';
   flush();
 }

@@ -34,8 +34,13 @@ std::string joined(const std::vector<T>& v, char sep) {
 }  // namespace
 
 RecordLoop::RecordLoop(const SamplerOptions& options, RoundSink& sink,
-                       std::vector<std::unique_ptr<TaskSource>> sources)
-    : opt_(options), timings_(timings_of(options)), sink_(sink), sources_(std::move(sources)) {}
+                       std::vector<std::unique_ptr<TaskSource>> sources,
+                       std::unique_ptr<OnCpuSampler> oncpu)
+    : opt_(options),
+      timings_(timings_of(options)),
+      sink_(sink),
+      sources_(std::move(sources)),
+      oncpu_(std::move(oncpu)) {}
 
 RecordLoop::~RecordLoop() = default;
 
@@ -57,6 +62,10 @@ CaptureHeader RecordLoop::header() const {
   if (!opt_.pids.empty()) h.extra.emplace_back("pids", joined(opt_.pids, ','));
   if (!opt_.comm_regex.empty()) h.extra.emplace_back("comm", opt_.comm_regex);
   if (!opt_.cgroup_prefix.empty()) h.extra.emplace_back("cgroup", opt_.cgroup_prefix);
+  if (oncpu_)
+    oncpu_->header(h);
+  else
+    h.extra.emplace_back("oncpu", opt_.oncpu ? "none: " + opt_.oncpu_problem : "off");
   return h;
 }
 
@@ -74,6 +83,7 @@ void RecordLoop::begin() {
   sink_.header(h);
   start_ = monotonic_ns();
   for (auto& source : sources_) source->start(start_);
+  if (oncpu_) oncpu_->start(start_);
 }
 
 RoundStats RecordLoop::round(bool late) {
@@ -106,12 +116,18 @@ RoundStats RecordLoop::round(bool late) {
   // round (whatever the source).
   fuse_->end_round(monotonic_ns());
 
+  // The on-CPU samples of the interval since the last round began (for round 0, since
+  // the start), so that the rounds' intervals hold every sample once.
+  OnCpuRound oncpu;
+  if (oncpu_) oncpu = oncpu_->drain(begin, sink_);
+
   RoundEnd e;
   e.threads = stats.threads;
   e.recorded = stats.recorded;
   e.running = stats.running;
   e.uninterruptible = stats.uninterruptible;
   if (users_) e.user_stacks = &users_->round();
+  if (oncpu_) e.oncpu = &oncpu;
   PressureSet psi = pressure_->read();
   const Pressure* res[3] = {&psi.io, &psi.memory, &psi.cpu};
   for (int i = 0; i < 3; ++i) {
@@ -122,6 +138,7 @@ RoundStats RecordLoop::round(bool late) {
   ++index_;
   result_.rounds = index_;
   result_.samples += stats.recorded;
+  result_.oncpu_samples += oncpu.samples;
   result_.timed_out += stats.timed_out;
   if (late) ++result_.late_rounds;
   return stats;
@@ -147,6 +164,7 @@ void RecordLoop::record(RoundTask& task, RoundStats& stats) {
 SamplerResult RecordLoop::end() {
   result_.duration_ns = monotonic_ns() - start_;
   for (auto& source : sources_) source->stop();
+  if (oncpu_) oncpu_->stop();
   result_.abandoned_reads = readers_ ? readers_->abandoned() : 0;
   Counters own;
   for (auto& source : sources_) source->finish(result_, own);
@@ -160,6 +178,7 @@ SamplerResult RecordLoop::end() {
                   {"abandoned_reads", r.abandoned_reads},
                   {"fd_fallbacks", r.fd_fallbacks}};
   footer.insert(footer.end(), own.begin(), own.end());
+  if (oncpu_) oncpu_->finish(footer);
   TextFields fields;
   if (fuse_) {
     fuse_->finish(monotonic_ns(), kFuseAnswerWaitNs);

@@ -1,7 +1,8 @@
 // The record loop: the one owner of a recording's schedule, its late rounds, its header
 // and its footer. Each round it has its task sources fill one table (task_source.hpp),
 // hands the tasks to the user-stack coordinator, waits once for every read it handed
-// off, and gives the round's records to its sink (hangscope/round_sink.hpp).
+// off, gives the round's records to its sink (hangscope/round_sink.hpp), and drains the
+// on-CPU sampler's samples of the round into it (oncpu/oncpu_sampler.hpp).
 #pragma once
 
 #include <atomic>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "fuse_watch.hpp"
+#include "oncpu/oncpu_sampler.hpp"
 #include "hangscope/round_sink.hpp"
 #include "hangscope/sampler.hpp"
 #include "pressure.hpp"
@@ -27,9 +29,11 @@ namespace hangscope::sampler {
 
 class RecordLoop {
  public:
-  // The sources are asked in this order each round.
+  // The sources are asked in this order each round. `oncpu`: the on-CPU sampler, null
+  // without --on-cpu (or when it cannot run: options.oncpu_problem says why).
   RecordLoop(const SamplerOptions& options, RoundSink& sink,
-             std::vector<std::unique_ptr<TaskSource>> sources);
+             std::vector<std::unique_ptr<TaskSource>> sources,
+             std::unique_ptr<OnCpuSampler> oncpu = nullptr);
   ~RecordLoop();
 
   void begin();                 // prepares the sources, writes the header
@@ -52,6 +56,7 @@ class RecordLoop {
   std::unique_ptr<UserStackCoordinator> users_;  // --user-stacks only
   std::unique_ptr<PressureReader> pressure_;
   std::unique_ptr<FuseWatch> fuse_;  // the FUSE daemons behind the recorded tasks
+  std::unique_ptr<OnCpuSampler> oncpu_;
   std::optional<RoundTable> table_;
   int64_t start_ = 0;
   uint32_t index_ = 0;

@@ -36,6 +36,11 @@ void RoundTee::task(const TaskRecord& t) {
   b_.task(t);
 }
 
+void RoundTee::oncpu(const OnCpuRecord& s) {
+  a_.oncpu(s);
+  b_.oncpu(s);
+}
+
 void RoundTee::end_round(uint32_t index, const RoundEnd& e) {
   both(a_, b_, [&](RoundSink& s) { s.end_round(index, e); });
 }

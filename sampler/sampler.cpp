@@ -1,7 +1,7 @@
 #include "hangscope/sampler.hpp"
 
 // The public face of the sampler: its options' defaults and checks, and a record loop
-// over the /proc source.
+// over the BPF or /proc source, with the on-CPU sampler beside it when asked.
 #include <fmt/format.h>
 
 #include <cerrno>
@@ -9,6 +9,7 @@
 #include <string>
 
 #include "bpf_source.hpp"
+#include "oncpu/oncpu_sampler.hpp"
 #include "proc_source.hpp"
 #include "record_loop.hpp"
 #include "system_info.hpp"
@@ -77,7 +78,12 @@ Sampler::Sampler(SamplerOptions options, RoundSink& out)
     sources.push_back(std::make_unique<ProcSource>(*opt_, timings));
     source_ = "proc";
   }
-  loop_ = std::make_unique<RecordLoop>(*opt_, out, std::move(sources));
+  std::unique_ptr<OnCpuSampler> oncpu;
+  if (opt_->oncpu) {
+    oncpu = OnCpuSampler::open(*opt_, opt_->oncpu_problem);
+    if (!oncpu && opt_->oncpu_problem.empty()) opt_->oncpu_problem = "unknown";
+  }
+  loop_ = std::make_unique<RecordLoop>(*opt_, out, std::move(sources), std::move(oncpu));
 }
 
 Sampler::~Sampler() = default;

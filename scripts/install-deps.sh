@@ -7,7 +7,8 @@
 # the JSON schema (tests/install/); ccache makes the second build of .ci/run cheap;
 # cpp-httplib serves watch's metrics, and prometheus (its server and promtool) is what
 # the live test of them scrapes with; libncurses-dev draws top's full-screen view, and
-# tmux is the real terminal its live test drives.
+# tmux is the real terminal its live test drives; fio is the direct-I/O load of
+# fixtures/oncpu/make-fio-capture.sh.
 set -eu
 PACKAGES="
   g++ cmake ninja-build pkg-config
@@ -35,6 +36,7 @@ PACKAGES="
   prometheus
   libncurses-dev
   tmux
+  fio
   e2fsprogs
   util-linux
   mount

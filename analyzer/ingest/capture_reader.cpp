@@ -1,4 +1,4 @@
-// Reader of hangscope's capture format, versions 1 and 2 (docs/capture-format.md).
+// Reader of hangscope's capture format, versions 1 to 3 (docs/capture-format.md).
 #include <fmt/format.h>
 
 #include <charconv>
@@ -85,6 +85,11 @@ int read_header(LineReader& in, CaptureBuilder& out) {
       info.host = value;
     } else if (key == "kernel") {
       info.kernel = value;
+    } else if (key == "oncpu_hz") {
+      double hz = 0;
+      if (!number(std::string_view(value), hz) || hz <= 0)
+        in.fail(fmt::format("bad on-CPU frequency '{}'", value));
+      info.oncpu_hz = hz;
     } else if (key == "interval_ns") {
       int64_t ns = 0;
       if (!number(std::string_view(value), ns) || ns <= 0)
@@ -168,12 +173,17 @@ void parse_round_figure(std::string_view kv, Round& r) {
     number(value, r.stop_pause_ns);
     return;
   }
+  if (key == "oncpu_lost") {
+    number(value, r.oncpu_lost);
+    return;
+  }
   uint32_t* target = key == "stops"               ? &r.process_stops
                      : key == "user_complete"     ? &r.user_complete
                      : key == "user_partial"      ? &r.user_partial
                      : key == "user_did_not_stop" ? &r.user_did_not_stop
                      : key == "user_ran"          ? &r.user_ran
                      : key == "user_timed_out"    ? &r.user_timed_out
+                     : key == "oncpu_idle"        ? &r.oncpu_idle
                                                   : nullptr;
   if (target) number(value, *target);
 }
@@ -187,6 +197,7 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
   std::vector<TaskContext> contexts{TaskContext{}};  // file context id -> context (v2)
   std::unordered_map<StrId, StackId> wchan_stacks;   // one-frame stacks of stackless samples
   std::vector<FrameId> frames;
+  StackId user_stack = 0;  // the one frame of on-CPU samples in user space
   Pending pending;
   bool ended = false;
   std::string_view line;
@@ -302,6 +313,34 @@ void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
               it->second = wait_channel_stack(stacks, out.stacks().strings().get(c.wchan));
             s.stack = it->second;
           }
+        }
+        s.comm = intern_text(out, rest);
+        pending.samples.push_back(s);
+        break;
+      }
+      case cf::kOnCpu: {
+        // v3: "O <time_ns> <cpu> <pid> <tid> <stack> <flags> <comm>", a task found running
+        // on a CPU: a sample of state R of the round, weight 1 (1/oncpu_hz s of CPU).
+        TaskSample s;
+        int cpu = 0;
+        uint32_t stack = 0;
+        std::string_view flags;
+        if (version < 3 || !pending.in_round || !number(field(rest), s.time_ns) ||
+            !number(field(rest), cpu) || !number(field(rest), s.pid) ||
+            !number(field(rest), s.tid) || !number(field(rest), stack) ||
+            stack >= stack_ids.size() || (flags = field(rest)).empty()) {
+          out.skip_line(in);
+          break;
+        }
+        s.state = 'R';
+        s.stack = stack_ids[stack];
+        // Running in user space: no kernel frames, one frame that says so.
+        if (s.stack == 0 && flags.find('u') != std::string_view::npos) {
+          if (user_stack == 0) {
+            const FrameId user = stacks.intern_frame("[user]", "", FrameKind::user, 0);
+            user_stack = stacks.intern_stack(std::span<const FrameId>(&user, 1));
+          }
+          s.stack = user_stack;
         }
         s.comm = intern_text(out, rest);
         pending.samples.push_back(s);

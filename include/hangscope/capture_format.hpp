@@ -10,7 +10,7 @@
 namespace hangscope::capture_format {
 
 inline constexpr std::string_view kMagic = "# hangscope capture";
-inline constexpr int kVersion = 2;  // written; 1 and 2 are read
+inline constexpr int kVersion = 3;  // written; 1, 2 and 3 are read
 
 // Record tags at the start of a data line.
 inline constexpr char kRound = 'R';     // R <index> <time_ns> [late]
@@ -18,11 +18,14 @@ inline constexpr char kStack = 'K';     // K <id>\t<frame>\t<frame>...  (leaf fi
 // v1: T <time_ns> <pid> <tid> <state> <stack> <flags> <comm>
 // v2: T <time_ns> <pid> <tid> <state> <stack> <flags> <context> <nvcsw> <nivcsw> <comm>
 inline constexpr char kTask = 'T';
+// v3: O <time_ns> <cpu> <pid> <tid> <stack> <flags> <comm>  (an on-CPU sample, state R)
+inline constexpr char kOnCpu = 'O';
 inline constexpr char kContext = 'C';   // C <id>\t<key>=<value>\t...   (v2)
 inline constexpr char kPressure = 'P';  // P <resource>=<some>/<full> ...  (v2)
 // E <index> <threads> <recorded> [<running> <uninterruptible> [<key>=<value> ...]]
 // (running and uninterruptible from v2; the user-stack figures of the round as
-// key=value after them, in v2 captures made with --user-stacks)
+// key=value after them, in captures made with --user-stacks; v3 with --on-cpu: oncpu=,
+// oncpu_idle=, oncpu_lost=)
 inline constexpr char kRoundEnd = 'E';
 inline constexpr std::string_view kEnd = "end";  // end <rounds> <duration_ns>
 

@@ -1,4 +1,4 @@
-// The sink of rounds that writes capture format v2 (docs/capture-format.md): a header,
+// The sink of rounds that writes capture format v3 (docs/capture-format.md): a header,
 // then rounds of task records, streamed and flushed at the end of every round so that a
 // capture killed at any moment parses up to its last complete round. Stacks and task
 // contexts are interned in the file; the intern tables are bounded (cleared and started
@@ -26,6 +26,7 @@ class CaptureWriter final : public RoundSink {
   void header(const CaptureHeader& h) override;
   void begin_round(uint32_t index, int64_t time_ns, bool late) override;
   void task(const TaskRecord& t) override;
+  void oncpu(const OnCpuRecord& s) override;
   void end_round(uint32_t index, const RoundEnd& e) override;  // flushes; throws std::system_error
   void end_round(uint32_t index, uint32_t threads, uint32_t recorded) {
     RoundEnd e;

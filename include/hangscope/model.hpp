@@ -86,6 +86,10 @@ struct Round {
   int64_t stop_pause_ns = 0;
   uint32_t user_complete = 0, user_partial = 0, user_did_not_stop = 0, user_ran = 0;
   uint32_t user_timed_out = 0;
+  // On-CPU sampling in the pass's interval (record --on-cpu; 0 otherwise): samples of idle
+  // CPUs, which are not samples of the capture, and samples the kernel dropped.
+  uint32_t oncpu_idle = 0;
+  uint64_t oncpu_lost = 0;
 };
 
 enum TaskFlags : uint8_t {

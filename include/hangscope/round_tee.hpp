@@ -14,6 +14,7 @@ class RoundTee final : public RoundSink {
   void header(const CaptureHeader& h) override;
   void begin_round(uint32_t index, int64_t time_ns, bool late) override;
   void task(const TaskRecord& t) override;
+  void oncpu(const OnCpuRecord& s) override;
   // When the first sink throws, the second still gets the round, and the error follows.
   void end_round(uint32_t index, const RoundEnd& e) override;
   void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,

@@ -60,12 +60,18 @@ struct SamplerOptions {
   // How long the unwinds of a round may take (0, and at most: three quarters of the read
   // timeout, so that they end before the round stops waiting for its reads).
   std::chrono::microseconds user_stack_budget{0};
+  // On-CPU kernel stacks (record --on-cpu; docs/sampler.md, "On-CPU stacks"): perf's
+  // cpu-clock on every CPU at this frequency, its samples written with the rounds.
+  bool oncpu = false;
+  unsigned oncpu_hz = 99;
   bool stacks = true;            // false: wait channel and state only
   std::string no_stacks_reason;  // recorded in the header when !stacks
   std::string proc_root = "/proc";
   std::string command_line;  // recorded in the header
   // Set by the Sampler: why `automatic` fell back to /proc (recorded in the header).
   std::string source_fallback;
+  // Set by the Sampler: why on-CPU stacks were asked for and cannot be recorded.
+  std::string oncpu_problem;
 };
 
 // What one round saw, for progress displays.
@@ -94,6 +100,7 @@ struct SamplerResult {
   uint64_t reused = 0;      // tids found naming a new thread
   uint64_t abandoned_reads = 0;
   uint64_t fd_fallbacks = 0;  // threads read by path for want of file descriptors
+  uint64_t oncpu_samples = 0;  // on-CPU samples written (record --on-cpu)
 };
 
 // Thrown before sampling starts when the kernel stacks cannot be read at all.
@@ -129,6 +136,9 @@ class Sampler {
   // ("" when it did, or when it was not asked for).
   std::string_view source() const { return source_; }
   const std::string& source_fallback() const { return opt_->source_fallback; }
+  // Why the on-CPU stacks asked for are not recorded ("" when they are, or were not asked
+  // for): the recording goes on without them.
+  const std::string& oncpu_problem() const { return opt_->oncpu_problem; }
 
   // Samples until the duration or round count is reached or `stop` becomes true.
   // `on_round` (optional) is called after every round. Throws std::system_error when

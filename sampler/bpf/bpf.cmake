@@ -51,7 +51,7 @@ endif()
 
 # Adds the BPF source to the sampler library (after add_library).
 function(hangscope_add_bpf_source target)
-  target_sources(${target} PRIVATE ${HANGSCOPE_BPF_SOURCES} ${bpf_dir}/kernel_symbols.cpp)
+  target_sources(${target} PRIVATE ${HANGSCOPE_BPF_SOURCES})
   target_include_directories(${target} PRIVATE ${bpf_dir})
   if(HANGSCOPE_BPF_BUILT)
     add_dependencies(${target} hangscope_task_iter_skeleton)

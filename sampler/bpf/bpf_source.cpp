@@ -255,15 +255,8 @@ void BpfSource::settle(RoundTable& round) {
 
 std::unique_ptr<TaskSource> make_bpf_source(const SamplerOptions& options,
                                             const RoundTimings& timings, std::string& why_not) {
-  std::optional<KernelSymbols> symbols = KernelSymbols::load(options.proc_root + "/kallsyms");
-  if (!symbols || symbols->size() == 0) {
-    why_not = "cannot read " + options.proc_root + "/kallsyms";
-    return nullptr;
-  }
-  if (!symbols->addresses_known()) {
-    why_not = "no kernel addresses in /proc/kallsyms (kptr_restrict, or no CAP_SYSLOG)";
-    return nullptr;
-  }
+  std::optional<KernelSymbols> symbols = KernelSymbols::load_for_frames(options.proc_root, why_not);
+  if (!symbols) return nullptr;
   TaskIterConfig config;
   for (size_t i = 0; HS_STATE_LETTERS[i]; ++i)
     if (state_selected(options.states, HS_STATE_LETTERS[i])) config.state_mask |= 1u << i;

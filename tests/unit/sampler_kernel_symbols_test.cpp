@@ -1,5 +1,6 @@
-// The kallsyms symbolizer of the BPF source (sampler/bpf/kernel_symbols.hpp): the frame
-// text of a return address must be /proc/<pid>/stack's, byte for byte.
+// The kallsyms symbolizer of the BPF source and of the on-CPU samples
+// (sampler/kernel_symbols.hpp): the frame text of a return address must be
+// /proc/<pid>/stack's, byte for byte; an exact address is named as %pS names it.
 #include "kernel_symbols.hpp"
 
 #include <gtest/gtest.h>
@@ -96,6 +97,31 @@ TEST(KernelSymbols, ModulesAliasesAndUnknownAddresses) {
 TEST(KernelSymbols, HiddenAddressesAreSaid) {
   KernelSymbols s("0000000000000000 T _text\n0000000000000000 T ksys_read\n");
   EXPECT_FALSE(s.addresses_known());
+}
+
+}  // namespace
+}  // namespace hangscope::sampler
+
+namespace hangscope::sampler {
+namespace {
+
+std::string exact(const KernelSymbols& s, uint64_t address) {
+  std::string out;
+  s.append_exact_frame(address, out);
+  return out;
+}
+
+// The first frame of an on-CPU sample is the instruction it interrupted: looked up as it
+// is, so that a function's first instruction is that function's (+0x0, as the kernel's
+// %#lx prints zero), where a return address there would be the caller's.
+TEST(KernelSymbols, ExactAddressesAreTheirOwnFunctions) {
+  KernelSymbols s(testing::slurp(kDir + "modules.written.kallsyms"));
+  EXPECT_EQ(exact(s, 0xffffffff81000100), "core_first+0x0/0x80");
+  EXPECT_EQ(frame(s, 0xffffffff81000100), "_text+0x100/0x100");
+  EXPECT_EQ(exact(s, 0xffffffff81000180), "core_alias_listed_first+0x0/0x80");
+  EXPECT_EQ(exact(s, 0xffffffff8100017f), "core_first+0x7f/0x80");
+  EXPECT_EQ(exact(s, 0xffffffffc0a00340), "request_wait_answer+0x0/0x2c0 [fuse]");
+  EXPECT_EQ(exact(s, 0xffffffffc0b00500), "0xffffffffc0b00500");
 }
 
 }  // namespace

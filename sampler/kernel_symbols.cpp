@@ -57,6 +57,20 @@ std::optional<KernelSymbols> KernelSymbols::load(const std::string& path) {
   return KernelSymbols(std::move(text));
 }
 
+std::optional<KernelSymbols> KernelSymbols::load_for_frames(const std::string& proc_root,
+                                                           std::string& why_not) {
+  std::optional<KernelSymbols> symbols = load(proc_root + "/kallsyms");
+  if (!symbols || symbols->size() == 0) {
+    why_not = "cannot read " + proc_root + "/kallsyms";
+    return std::nullopt;
+  }
+  if (!symbols->addresses_known()) {
+    why_not = "no kernel addresses in /proc/kallsyms (kptr_restrict, or no CAP_SYSLOG)";
+    return std::nullopt;
+  }
+  return symbols;
+}
+
 const KernelSymbols::Symbol* KernelSymbols::find(uint64_t address, uint64_t& size) const {
   auto after = [address](const std::vector<Symbol>& v) {
     return std::upper_bound(v.begin(), v.end(), address,
@@ -83,14 +97,14 @@ const KernelSymbols::Symbol* KernelSymbols::find(uint64_t address, uint64_t& siz
   return &*best;
 }
 
-void KernelSymbols::append_frame(uint64_t return_address, std::string& out) const {
+void KernelSymbols::append(uint64_t lookup, uint64_t printed, std::string& out) const {
   uint64_t size = 0;
-  const Symbol* s = return_address ? find(return_address - 1, size) : nullptr;
+  const Symbol* s = find(lookup, size);
   if (!s) {
-    fmt::format_to(std::back_inserter(out), "{:#x}", return_address);
+    fmt::format_to(std::back_inserter(out), "{:#x}", printed);
     return;
   }
-  const uint64_t offset = return_address - s->address;
+  const uint64_t offset = printed - s->address;
   out += s->name;
   // %#lx prints 0 without its 0x.
   fmt::format_to(std::back_inserter(out), "+{:#x}/{:#x}", offset, size);
@@ -100,6 +114,20 @@ void KernelSymbols::append_frame(uint64_t return_address, std::string& out) cons
     out += s->module;
     out += ']';
   }
+}
+
+void KernelSymbols::append_frame(uint64_t return_address, std::string& out) const {
+  // %pB: the call's own instruction is the one before the return address (a call that
+  // ends its function returns to the next one's start).
+  if (return_address == 0) {
+    out += "0x0";
+    return;
+  }
+  append(return_address - 1, return_address, out);
+}
+
+void KernelSymbols::append_exact_frame(uint64_t address, std::string& out) const {
+  append(address, address, out);
 }
 
 const KernelSymbols::Symbol* KernelSymbols::named(std::string_view name) const {
