@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/support/reap-leftovers.sh DIR
+# tests/support/reap-leftovers.sh DIR [--remove]
 # What the tests of one build directory left behind when a test died before its own
 # cleanup ran (ctest's timeout kills with SIGKILL, which runs no destructor and no
 # trap): ctest runs the tests with TMPDIR=DIR, a directory of that build alone, and
@@ -8,7 +8,7 @@
 # arguments are under DIR (FUSE daemons, storms, readers), FUSE connections of mounts
 # under DIR (aborted, so that readers stuck in D are freed), the mounts themselves
 # (deepest first), loop devices whose backing file is under DIR, then DIR, made again
-# empty. Prints what it removed; exits 1 when something could not be removed.
+# empty (or, with --remove, after the last test, removed). Prints what it removed; exits 1 when something could not be removed.
 set -u
 dir=${1:?usage: reap-leftovers.sh DIR}
 case $dir in
@@ -16,7 +16,10 @@ case $dir in
   *) echo "reap-leftovers.sh: refusing to reap $dir (not /tmp/hangscope-ctest-*)" >&2; exit 2 ;;
 esac
 failed=0
-[ -d "$dir" ] || { mkdir -p "$dir" && exit 0; }
+if [ ! -d "$dir" ]; then
+  [ "${2:-}" = --remove ] || mkdir -p "$dir"
+  exit 0
+fi
 
 under() {  # whether path $1 is DIR or below it
   case $1 in "$dir" | "$dir"/*) return 0 ;; esac
@@ -107,5 +110,5 @@ done
 [ -n "${left:-}" ] && { echo "reap-leftovers.sh: still running:$left" >&2; failed=1; }
 
 rm -rf "$dir" 2>/dev/null || { echo "reap-leftovers.sh: cannot remove $dir" >&2; failed=1; }
-mkdir -p "$dir"
+[ "${2:-}" = --remove ] || mkdir -p "$dir"
 exit $failed
