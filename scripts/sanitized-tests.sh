@@ -1,0 +1,27 @@
+#!/bin/sh
+# The tests built with sanitizers, from the top of the source tree (as root, after
+# scripts/install-deps.sh): AddressSanitizer and UndefinedBehaviorSanitizer (the unit,
+# command-line and live tests; the fuzzers, which are sanitized builds of their own, the
+# browser test and the package stay in the plain build), and the threaded unit tests
+# built with ThreadSanitizer. Build directories build-asan and build-tsan. Cold, the
+# builds take most of an hour on 2 cores: see docs/testing.md.
+set -eu
+cd "$(dirname "$0")/.."
+if command -v ccache >/dev/null 2>&1; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_NOHASHDIR=true CCACHE_BASEDIR="$PWD"
+fi
+export HANGSCOPE_REQUIRE_LIVE="${HANGSCOPE_REQUIRE_LIVE:-1}"
+
+# ASan and UBSan: any report ends the test that made it with a failure.
+export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+cmake -S . -B build-asan -G Ninja -DHANGSCOPE_SANITIZE=ON -DHANGSCOPE_BUILD_BENCH=OFF
+cmake --build build-asan
+ctest --test-dir build-asan --output-on-failure -E '^(fuzz_readers|browser\.pictures|install\.package)$'
+
+# ThreadSanitizer: the unit tests whose code runs threads or hands data to them (the
+# sampler's reader pool and scan thread; watch's window and triggers, top's view).
+export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+cmake -S . -B build-tsan -G Ninja -DHANGSCOPE_SANITIZE_THREAD=ON -DHANGSCOPE_BUILD_BENCH=OFF
+cmake --build build-tsan --target hangscope_unit_tests
+ctest --test-dir build-tsan --output-on-failure \
+  -R '^(SamplerReaderPool|SamplerScanThread|RoundWindow|[A-Za-z]*Trigger|TopView|TopText)\.'
