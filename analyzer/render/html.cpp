@@ -169,7 +169,8 @@ void group_table(Out out, const Report& r, const Palette& group_colors) {
 void spinning_table(Out out, const Report& r, const Palette& group_colors) {
   const Summary& sum = r.summary();
   const CpuSummary& cpu = sum.cpu;
-  if (sum.running_weight == 0) return;
+  // As in the text report: tasks a dump shows on their CPUs are no CPU profile.
+  if (sum.running_weight == 0 || (!cpu.seconds_known && cpu.spinning_weight == 0)) return;
   fmt::format_to(out, "<section id=\"on-cpu\"><h2>On CPU: spinning for locks</h2>\n<p>{}</p>\n",
                  xml_text(cpu.cores_known
                               ? fmt::format("{} cores of {} on CPU spin for locks ({} of all CPU); "

@@ -83,7 +83,8 @@ void table(Out out, const Report& r) {
 void spinning_section(Out out, const Report& r) {
   const Summary& sum = r.summary();
   const CpuSummary& cpu = sum.cpu;
-  if (sum.running_weight == 0) return;
+  // Tasks a dump shows on their CPUs (crash) are no CPU profile: said where they spin.
+  if (sum.running_weight == 0 || (!cpu.seconds_known && cpu.spinning_weight == 0)) return;
   out = '\n';
   if (cpu.cores_known)
     fmt::format_to(out, "CPU spinning for locks: {} cores of {} on CPU ({} of all CPU)\n",

@@ -158,6 +158,11 @@ TEST(OnCpuSummary, NoCoresWithoutCpuTimeOrElapsedTime) {
   EXPECT_NE(render(c, a, "text").find("CPU spinning for locks: 49.8% of all CPU (no cores: the "
                                       "samples' CPU time is not known)\n"),
             std::string::npos);
+  // The tasks crash shows on their CPUs, none spinning: no CPU profile, no section.
+  Capture dump = read("crash/crash-8.0-bt-a-ps-m.written.txt");
+  Analysis da = analyze(dump);
+  EXPECT_EQ(da.summary.running_weight, 2u);
+  EXPECT_EQ(render(dump, da, "text").find("CPU spinning"), std::string::npos);
 }
 
 TEST(OnCpuVerdict, SpinningNamedFirstWhereItIsTheLargestWait) {
