@@ -9,6 +9,14 @@ double cpu_seconds_per_weight(const SourceInfo& source) {
   return 0;
 }
 
+double elapsed_seconds(const Capture& capture, size_t source) {
+  const SourceInfo& s = capture.sources[source];
+  if (!s.timed) return s.span_s;
+  uint64_t n = 0;
+  for (const Round& r : capture.rounds) n += r.source == source;
+  return static_cast<double>(n) * s.interval_s;
+}
+
 uint64_t Capture::timed_rounds() const {
   uint64_t n = 0;
   for (const Round& r : rounds)

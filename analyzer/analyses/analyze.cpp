@@ -11,6 +11,7 @@ Analysis analyze(const Capture& capture, const AnalysisOptions& options) {
   a.timeline = build_timeline(capture, a.classification, a.summary);
   a.context = summarize_context(capture, a.classification, a.summary);
   a.graph = build_graph(capture, a.classification, rules);
+  judge_spinning(a.graph, a.summary);
   return a;
 }
 

@@ -42,6 +42,7 @@ struct Leaf {
   uint64_t weight = 0;
   uint64_t timed = 0;
   uint64_t prefix = 0;  // ranks + 1 of the outermost kPrefix frames, 16 bits each
+  uint32_t on_cpu = 0;  // 1 for running tasks' samples (split trees only)
 };
 
 // Sorting compares the first frames of most pairs: packed into one integer, they are
@@ -195,6 +196,8 @@ std::string_view FlameTree::name(uint32_t i, const Capture& c, const Classificat
       return c.strings().get(n.key);
     case FlameNode::kGroup:
       return cls.groups[n.key].name;
+    case FlameNode::kOnCpu:
+      return n.key ? "on CPU" : "blocked";
     case FlameNode::kFrame:
       break;
   }
@@ -230,17 +233,26 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
         return a.function == b.function && a.module == b.module && a.kind == b.kind;
       });
 
-  // Sum the samples into leaves: one per distinct stack, or per (comm, stack).
+  // Running tasks apart from the others, where there are both.
+  bool any_running = false, any_other = false;
+  for (const TaskSample& s : capture.samples) (running(s) ? any_running : any_other) = true;
+  const bool split = options.split_on_cpu && any_running && any_other;
+  auto on_cpu = [&](const TaskSample& s) -> uint32_t { return split && running(s); };
+
+  // Sum the samples into leaves: one per distinct stack, or per (comm, stack); and per
+  // side of the split.
   std::vector<Leaf> leaves;
-  auto timed = [&](const TaskSample& s) {
-    return capture.sources[s.source].timed && s.round != kNoRound ? s.weight : 0;
+  auto timed = [&](const TaskSample& s) -> uint64_t {
+    // A running task is no blocked thread.
+    return capture.sources[s.source].timed && s.round != kNoRound && !running(s) ? s.weight : 0;
   };
   if (options.root == FlameRoot::comm) {
     std::unordered_map<uint64_t, uint32_t> index;
     for (const TaskSample& s : capture.samples) {
-      auto [it, added] = index.try_emplace((uint64_t{s.comm} << 32) | s.stack,
-                                           static_cast<uint32_t>(leaves.size()));
-      if (added) leaves.push_back({0, s.comm, s.stack, 0, 0});
+      auto [it, added] = index.try_emplace(
+          (uint64_t{s.comm} << 33) | (uint64_t{s.stack} << 1) | on_cpu(s),
+          static_cast<uint32_t>(leaves.size()));
+      if (added) leaves.push_back({0, s.comm, s.stack, 0, 0, 0, on_cpu(s)});
       leaves[it->second].weight += s.weight;
       leaves[it->second].timed += timed(s);
     }
@@ -249,22 +261,24 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
         std::equal_to<>());
     for (Leaf& l : leaves) l.top = comm_rank[l.top_key];
   } else {
-    std::vector<uint64_t> weight(st.stack_count(), 0), timed_weight(st.stack_count(), 0);
+    // Indexed by stack * 2 + on CPU.
+    std::vector<uint64_t> weight(2 * st.stack_count(), 0), timed_weight(2 * st.stack_count(), 0);
     for (const TaskSample& s : capture.samples) {
-      weight[s.stack] += s.weight;
-      timed_weight[s.stack] += timed(s);
+      weight[2 * s.stack + on_cpu(s)] += s.weight;
+      timed_weight[2 * s.stack + on_cpu(s)] += timed(s);
     }
     std::vector<uint32_t> group_rank;
     if (options.root == FlameRoot::group)
       group_rank = ranks(
           cls.groups.size(), [&](uint32_t g) { return std::string_view(cls.groups[g].name); },
           std::less<>(), std::equal_to<>());
-    for (StackId s = 0; s < st.stack_count(); ++s) {
-      if (weight[s] == 0) continue;
+    for (size_t i = 0; i < weight.size(); ++i) {
+      if (weight[i] == 0) continue;
+      const auto s = static_cast<StackId>(i / 2);
       uint32_t g = cls.group(s);
       bool by_group = options.root == FlameRoot::group;
-      leaves.push_back(
-          {by_group ? group_rank[g] : 0, by_group ? g : 0, s, weight[s], timed_weight[s]});
+      leaves.push_back({by_group ? group_rank[g] : 0, by_group ? g : 0, s, weight[i],
+                        timed_weight[i], 0, static_cast<uint32_t>(i % 2)});
     }
   }
 
@@ -279,7 +293,9 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
   // Equal prefixes mean equal first frames and lengths of at least kPrefix, or equal
   // stacks: the rest is compared from there.
   const size_t skip = packed ? kPrefix : 0;
+  // "blocked" before "on CPU", as alphabetical siblings are.
   std::sort(leaves.begin(), leaves.end(), [&](const Leaf& a, const Leaf& b) {
+    if (a.on_cpu != b.on_cpu) return a.on_cpu < b.on_cpu;
     if (a.top != b.top) return a.top < b.top;
     if (a.prefix != b.prefix) return a.prefix < b.prefix;
     auto fa = st.stack(a.stack), fb = st.stack(b.stack);
@@ -291,26 +307,30 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
     return fa.size() < fb.size();
   });
 
-  // A leaf's levels under the root: the comm or group, then its frames root first.
+  // A leaf's levels under the root: on CPU or not (split trees), the comm or group,
+  // then its frames root first.
   const bool has_top = options.root != FlameRoot::none;
+  const size_t tops = size_t{split} + has_top;
   const FlameNode::Kind top_kind =
       options.root == FlameRoot::comm ? FlameNode::kComm : FlameNode::kGroup;
   auto level_count = [&](const Leaf& l) {
-    return std::min(st.stack(l.stack).size() + has_top, kMaxDepth - 1);
+    return std::min(st.stack(l.stack).size() + tops, kMaxDepth - 1);
   };
   auto level = [&](const Leaf& l, size_t i) -> Level {
-    if (has_top && i == 0) return {l.top, l.top_key, top_kind};
+    if (split && i == 0) return {l.on_cpu, l.on_cpu, FlameNode::kOnCpu};
+    if (has_top && i == size_t{split}) return {l.top, l.top_key, top_kind};
     auto frames = st.stack(l.stack);
-    FrameId f = frames[frames.size() - 1 - (i - has_top)];
+    FrameId f = frames[frames.size() - 1 - (i - tops)];
     return {frame_rank[f], f, FlameNode::kFrame};
   };
   // Levels shared with the previous leaf: where the open path is kept.
   auto shared = [&](const Leaf& a, const Leaf& b) -> size_t {
-    if (has_top && a.top != b.top) return 0;
+    if (split && a.on_cpu != b.on_cpu) return 0;
+    if (has_top && a.top != b.top) return split;
     auto fa = st.stack(a.stack), fb = st.stack(b.stack);
-    size_t n = std::min({fa.size(), fb.size(), kMaxDepth - 1 - has_top}), i = 0;
+    size_t n = std::min({fa.size(), fb.size(), kMaxDepth - 1 - tops}), i = 0;
     while (i < n && frame_rank[fa[fa.size() - 1 - i]] == frame_rank[fb[fb.size() - 1 - i]]) ++i;
-    return i + has_top;
+    return i + tops;
   };
 
   // Count the nodes first, so that the tree is allocated once at its final size (a
@@ -340,6 +360,12 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
         l.weight, l.timed);
   }
   b.finish();
+  if (split)  // the on-CPU node is the root's last child: "on CPU" sorts after "blocked"
+    for (uint32_t c = 1; c < tree.nodes.size(); c = tree.nodes[c].end)
+      if (tree.nodes[c].kind == FlameNode::kOnCpu && tree.nodes[c].key == 1) {
+        tree.on_cpu_begin = c;
+        tree.on_cpu_end = tree.nodes[c].end;
+      }
   return tree;
 }
 

@@ -38,16 +38,19 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
     sum.unit = same ? s.unit : WeightUnit::samples;
     sum.event = same ? s.event : std::string();
   }
-  for (size_t i = 0; i < capture.sources.size(); ++i) {
-    if (!capture.sources[i].timed) continue;
-    uint32_t n = 0;
-    for (const Round& r : capture.rounds) n += r.source == i;
-    sum.duration_s += n * capture.sources[i].interval_s;
-  }
+  for (size_t i = 0; i < capture.sources.size(); ++i)
+    if (capture.sources[i].timed) sum.duration_s += elapsed_seconds(capture, i);
+  std::vector<double> cpu_per_weight(capture.sources.size());
+  for (size_t i = 0; i < capture.sources.size(); ++i)
+    cpu_per_weight[i] = cpu_seconds_per_weight(capture.sources[i]);
+  std::vector<uint8_t> has_running(capture.sources.size(), 0);
+  CpuSummary& cpu = sum.cpu;
+  cpu.seconds_known = true;
 
   const size_t ngroups = cls.groups.size();
   std::vector<GroupSummary> groups(ngroups);
   std::vector<uint64_t> timed_weight(ngroups, 0);
+  uint64_t blocked_weight = 0;
   std::vector<std::unordered_set<TaskKey, TaskKeyHash>> tasks(ngroups);
   std::unordered_map<StackId, uint64_t> stack_weight;
   std::unordered_map<StackId, std::vector<TaskExample>> stack_examples;
@@ -61,14 +64,23 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
     gs.group = g;
     gs.weight += s.weight;
     sum.total_weight += s.weight;
+    const bool timed = capture.sources[s.source].timed && s.round != kNoRound;
     if (running(s)) {
       gs.running += s.weight;
       sum.running_weight += s.weight;
-    } else if (s.state == '?') {
-      sum.unknown_weight += s.weight;
+      has_running[s.source] = 1;
+      const double seconds = static_cast<double>(s.weight) * cpu_per_weight[s.source];
+      cpu.seconds_known = cpu.seconds_known && seconds > 0;
+      gs.cpu_s += seconds;
+      if (cls.spins(s.stack)) {
+        gs.spinning += s.weight;
+        gs.spinning_cpu_s += seconds;
+      }
+    } else {
+      if (s.state == '?') sum.unknown_weight += s.weight;
+      if (timed) timed_weight[g] += s.weight;  // a running task is no blocked thread
+      blocked_weight += s.weight;
     }
-    const bool timed = capture.sources[s.source].timed && s.round != kNoRound;
-    if (timed) timed_weight[g] += s.weight;
     TaskKey key{s.source, s.tid};
     tasks[g].insert(key);
     stack_weight[s.stack] += s.weight;
@@ -105,12 +117,46 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
     if (gs.top_stacks.size() < opt.top_stacks)
       gs.top_stacks.push_back({stack, w, stack_examples[stack]});
   }
+  // On CPU: seconds where every running sample's are known, else weights; cores over
+  // the time of the inputs that have running samples.
+  cpu.seconds_known = cpu.seconds_known && sum.running_weight > 0;
+  bool every_elapsed = true;  // one input without its time: no cores at all
+  for (size_t i = 0; i < capture.sources.size(); ++i)
+    if (has_running[i]) {
+      const double e = elapsed_seconds(capture, i);
+      cpu.elapsed_s += e;
+      every_elapsed = every_elapsed && e > 0;
+    }
+  cpu.cores_known = cpu.seconds_known && every_elapsed && cpu.elapsed_s > 0;
+  for (GroupSummary& gs : groups) {
+    cpu.spinning_weight += gs.spinning;
+    cpu.cpu_s += gs.cpu_s;
+    cpu.spinning_cpu_s += gs.spinning_cpu_s;
+  }
+  // Shares of all CPU: of seconds where known (inputs of different units), else weights.
+  auto cpu_share = [&](double seconds, uint64_t weight) {
+    if (cpu.seconds_known) return cpu.cpu_s > 0 ? seconds / cpu.cpu_s : 0;
+    return sum.running_weight ? static_cast<double>(weight) / sum.running_weight : 0;
+  };
+  auto cores = [&](double seconds) { return cpu.cores_known ? seconds / cpu.elapsed_s : 0; };
+  if (!cpu.seconds_known) cpu.cpu_s = cpu.spinning_cpu_s = 0;
+  cpu.spinning_share = cpu_share(cpu.spinning_cpu_s, cpu.spinning_weight);
+  cpu.cores = cores(cpu.cpu_s);
+  cpu.spinning_cores = cores(cpu.spinning_cpu_s);
+
   for (uint32_t g = 0; g < ngroups; ++g) {
     GroupSummary& gs = groups[g];
     if (gs.weight == 0) continue;
     gs.tasks = static_cast<uint32_t>(tasks[g].size());
     gs.share = sum.total_weight ? static_cast<double>(gs.weight) / sum.total_weight : 0;
+    gs.blocked_share =
+        blocked_weight ? static_cast<double>(gs.weight - gs.running) / blocked_weight : 0;
     gs.avg_blocked = sum.rounds ? static_cast<double>(timed_weight[g]) / sum.rounds : 0;
+    if (!cpu.seconds_known) gs.cpu_s = gs.spinning_cpu_s = 0;
+    gs.cpu_share = cpu_share(gs.cpu_s, gs.running);
+    gs.spinning_share = cpu_share(gs.spinning_cpu_s, gs.spinning);
+    gs.cores = cores(gs.cpu_s);
+    gs.spinning_cores = cores(gs.spinning_cpu_s);
     sum.groups.push_back(std::move(gs));
   }
   std::sort(sum.groups.begin(), sum.groups.end(), [&](auto& a, auto& b) {

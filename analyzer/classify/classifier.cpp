@@ -56,6 +56,7 @@ class Classifier {
     const size_t n = stacks_.stack_count();
     out.group_of_stack.resize(n);
     out.wait_of_stack.resize(n);
+    out.spins_of_stack.resize(n);
     out.serves_begin.reserve(n + 1);
     for (StackId s = 0; s < n; ++s) {
       classify_stack(s, out);
@@ -94,6 +95,8 @@ class Classifier {
 
   void classify_stack(StackId id, Classification& out) {
     const size_t innermost = select_frames(id);
+    for (FrameId f : frames_)
+      if (index_.frame_class(f) & classify_impl::kSpin) out.spins_of_stack[id] = 1;
     for (size_t i = 0; i < frames_.size(); ++i) {
       for (const Hit& h : index_.hits(frames_[i])) {
         switch (h.use) {

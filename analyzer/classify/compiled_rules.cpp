@@ -26,6 +26,7 @@ CompiledRules::CompiledRules(const RuleSet& rules) : rules_(rules) {
   }
   for (const FramePattern& p : rules.scheduler_frames) classes_.add(p, kScheduler);
   for (const FramePattern& p : rules.lock_frames) classes_.add(p, kLock);
+  for (const FramePattern& p : rules.spin_frames) classes_.add(p, kLock | kSpin);
   for (const FramePattern& p : rules.entry_frames) classes_.add(p, kEntry);
   for (const auto& [from, to] : rules.aliases) aliases_.emplace(from, to);
 }

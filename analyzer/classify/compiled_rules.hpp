@@ -22,6 +22,7 @@ enum FrameClass : uint8_t {
   kScheduler = 1 << 0,
   kLock = 1 << 1,
   kEntry = 1 << 2,
+  kSpin = 1 << 3,  // always with kLock
 };
 
 // What a pattern occurrence in the rules is for.

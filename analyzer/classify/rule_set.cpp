@@ -67,6 +67,7 @@ void merge_rules(RuleSet& base, const RuleSet& extra) {
   };
   append(base.scheduler_frames, extra.scheduler_frames);
   append(base.lock_frames, extra.lock_frames);
+  append(base.spin_frames, extra.spin_frames);
   append(base.entry_frames, extra.entry_frames);
   for (const auto& [from, to] : extra.aliases) base.aliases[from] = to;
   check_references(base);

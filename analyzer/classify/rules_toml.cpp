@@ -150,9 +150,10 @@ class Loader {
   }
 
   void frames(const toml::table& t, RuleSet& set) const {
-    check_keys(t, {"scheduler", "lock", "entry"}, "[frames]");
+    check_keys(t, {"scheduler", "lock", "spin", "entry"}, "[frames]");
     set.scheduler_frames = patterns(t, "scheduler");
     set.lock_frames = patterns(t, "lock");
+    set.spin_frames = patterns(t, "spin");
     set.entry_frames = patterns(t, "entry");
   }
 

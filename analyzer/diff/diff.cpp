@@ -44,7 +44,11 @@ DiffSide describe(const DiffInput& in) {
   d.runs = in.capture.sources.size();
   d.rounds = in.capture.timed_rounds();
   for (const Round& r : in.capture.rounds) d.late_rounds += r.late;
-  d.samples = in.capture.total_weight();
+  // Samples: perf's periods that are all the same counted as the samples they are.
+  for (const TaskSample& s : in.capture.samples) {
+    const SourceInfo& src = in.capture.sources[s.source];
+    d.samples += src.unit == WeightUnit::period && src.period > 0 ? s.weight / src.period : s.weight;
+  }
   return d;
 }
 
@@ -84,12 +88,48 @@ std::set<std::string> vocabulary(const Capture& c, const FrameClasses& classes) 
   return v;
 }
 
+bool has_running(const Capture& c) {
+  for (const TaskSample& s : c.samples)
+    if (running(s)) return true;
+  return false;
+}
+
+// Every on-CPU sample says its CPU time.
+bool cpu_seconds_known(const Capture& c) {
+  std::vector<uint8_t> seen(c.sources.size(), 0);
+  for (const TaskSample& s : c.samples)
+    if (running(s)) seen[s.source] = 1;
+  for (size_t i = 0; i < c.sources.size(); ++i)
+    if (seen[i] && cpu_seconds_per_weight(c.sources[i]) <= 0) return false;
+  return true;
+}
+
+// What one sample weight is worth in the values compared: 1 for blocked samples; for
+// on-CPU ones compared by cores, the CPU seconds it stands for over a round's interval
+// (so that a group's values over the rounds average to its cores), and by share its CPU
+// seconds where known (inputs of different units).
+std::vector<double> value_per_weight(const Capture& c, bool on_cpu, DiffBasis basis) {
+  std::vector<double> v(c.sources.size(), 1.0);
+  if (!on_cpu) return v;
+  const bool seconds = cpu_seconds_known(c);
+  for (size_t i = 0; i < c.sources.size(); ++i) {
+    const SourceInfo& s = c.sources[i];
+    if (basis == DiffBasis::blocked_threads)
+      v[i] = s.interval_s > 0 ? cpu_seconds_per_weight(s) / s.interval_s : 0;
+    else if (seconds)
+      v[i] = cpu_seconds_per_weight(s) > 0 ? cpu_seconds_per_weight(s) : 1.0;
+  }
+  return v;
+}
+
 class DiffBuilder {
  public:
-  DiffBuilder(const DiffInput& base, const DiffInput& target, const DiffOptions& opt)
+  // Compares the blocked samples of the sides, or with `on_cpu` their on-CPU samples.
+  DiffBuilder(const DiffInput& base, const DiffInput& target, const DiffOptions& opt, bool on_cpu)
       : base_(base),
         target_(target),
         opt_(opt),
+        on_cpu_(on_cpu),
         classes_(opt.rules ? *opt.rules : builtin_rules()) {}
 
   DiffResult run() {
@@ -98,16 +138,22 @@ class DiffBuilder {
     r_.base = describe(base_);
     r_.target = describe(target_);
     choose_basis();
+    // On CPU, cores need every sample's CPU time; else shares of all CPU.
+    if (on_cpu_ && r_.basis == DiffBasis::blocked_threads &&
+        !(cpu_seconds_known(base_.capture) && cpu_seconds_known(target_.capture)))
+      r_.basis = DiffBasis::share;
     std::set<std::string> vb = vocabulary(base_.capture, classes_),
                           vt = vocabulary(target_.capture, classes_);
     std::set_intersection(vb.begin(), vb.end(), vt.begin(), vt.end(),
                           std::inserter(common_, common_.begin()));
 
     std::vector<dd::StackKeys> kb = stack_keys(base_), kt = stack_keys(target_);
-    dd::SideData sb =
-        dd::side_units(base_.capture, r_.basis, kb, keys_.size(), opt_.min_independent, r_.base);
-    dd::SideData st = dd::side_units(target_.capture, r_.basis, kt, keys_.size(),
-                                     opt_.min_independent, r_.target);
+    dd::SideData sb = dd::side_units(base_.capture, r_.basis, kb, keys_.size(),
+                                     opt_.min_independent, on_cpu_,
+                                     value_per_weight(base_.capture, on_cpu_, r_.basis), r_.base);
+    dd::SideData st =
+        dd::side_units(target_.capture, r_.basis, kt, keys_.size(), opt_.min_independent, on_cpu_,
+                       value_per_weight(target_.capture, on_cpu_, r_.basis), r_.target);
     r_.decidable = r_.base.enough && r_.target.enough;
     dd::Resamples resamples = dd::bootstrap(sb, st, families_, keys_.size(), r_.basis, opt_);
     r_.resamples = resamples.count();
@@ -179,6 +225,7 @@ class DiffBuilder {
                                                        in.analysis.summary.stack_weights.end());
     std::vector<dd::StackKeys> keys(c.stacks.stack_count(), dd::kNoKeys);
     for (const TaskSample& s : c.samples) {
+      if (running(s) != on_cpu_) continue;
       if (r_.basis == DiffBasis::blocked_threads && s.round == kNoRound) continue;
       dd::StackKeys& k = keys[s.stack];
       if (k[0] != dd::kNoKey) continue;
@@ -361,6 +408,7 @@ class DiffBuilder {
   const DiffInput& base_;
   const DiffInput& target_;
   const DiffOptions& opt_;
+  const bool on_cpu_;
   const FrameClasses classes_;
   DiffResult r_;
   std::set<std::string> common_;
@@ -374,8 +422,66 @@ class DiffBuilder {
 
 }  // namespace
 
+DiffResult on_cpu_view(const DiffResult& d) {
+  DiffResult v;
+  v.of_on_cpu = true;
+  v.basis = d.on_cpu.basis;
+  v.share_reason = d.on_cpu.basis == DiffBasis::share && d.basis != DiffBasis::share
+                       ? ShareReason::untimed
+                       : d.share_reason;
+  v.confidence = d.confidence;
+  v.resamples = d.resamples;
+  v.base = d.on_cpu.base;
+  v.target = d.on_cpu.target;
+  v.decidable = d.on_cpu.decidable;
+  v.min_independent = d.min_independent;
+  v.groups = d.on_cpu.groups;
+  v.subsystems = d.on_cpu.subsystems;
+  v.regressions = d.on_cpu.regressions;
+  v.improvements = d.on_cpu.improvements;
+  return v;
+}
+
 DiffResult diff(const DiffInput& base, const DiffInput& target, const DiffOptions& options) {
-  return DiffBuilder(base, target, options).run();
+  DiffResult r = DiffBuilder(base, target, options, false).run();
+  if (!has_running(base.capture) && !has_running(target.capture)) return r;
+  DiffResult c = DiffBuilder(base, target, options, true).run();
+  OnCpuDiff& o = r.on_cpu;
+  o.any = true;
+  o.basis = c.basis;
+  o.decidable = c.decidable;
+  o.base = std::move(c.base);
+  o.target = std::move(c.target);
+  o.groups = std::move(c.groups);
+  o.subsystems = std::move(c.subsystems);
+  o.regressions = std::move(c.regressions);
+  o.improvements = std::move(c.improvements);
+  if (!options.fail_if_grows.empty()) {
+    // A limit is unmatched when neither kind has a group it matches; the verdict is the
+    // worse of the two kinds' where a kind has groups it matches.
+    GrowthResult& g = r.growth;
+    const GrowthResult& cg = c.growth;
+    for (GrowthCheck check : cg.checks) {
+      check.on_cpu = true;
+      g.checks.push_back(check);
+    }
+    std::vector<size_t> unmatched;
+    for (size_t l : g.unmatched)
+      if (std::find(cg.unmatched.begin(), cg.unmatched.end(), l) != cg.unmatched.end())
+        unmatched.push_back(l);
+    auto matched_any = [&](const GrowthResult& x) { return x.unmatched.size() < x.limits.size(); };
+    auto grew = [](const GrowthResult& x) {
+      return std::any_of(x.checks.begin(), x.checks.end(), [](const GrowthCheck& k) { return k.grew; });
+    };
+    const bool cannot = matched_any(g) || matched_any(cg)
+                            ? (matched_any(g) && !r.decidable) || (matched_any(cg) && !c.decidable)
+                            : !r.decidable && !c.decidable;
+    g.verdict = grew(g) || grew(cg) ? GrowthVerdict::grew
+                : cannot            ? GrowthVerdict::cannot_decide
+                                    : GrowthVerdict::did_not_grow;
+    g.unmatched = std::move(unmatched);
+  }
+  return r;
 }
 
 }  // namespace hangscope

@@ -49,9 +49,13 @@ inline constexpr StackKeys kNoKeys = {kNoKey, kNoKey, kNoKey};
 
 // Builds one side's units from its samples (side_units.cpp), and fills side.draws,
 // side.independent and side.enough.
+// Only the samples of running tasks when `on_cpu`, else only the others; each sample's
+// weight counts value_per_weight[its source] times in the values (the denominators of
+// shares too), and as it is in the counts the Poisson draws of samples take.
 SideData side_units(const Capture& capture, DiffBasis basis,
                     const std::vector<StackKeys>& keys_of_stack, size_t keys,
-                    double min_independent, DiffSide& side);
+                    double min_independent, bool on_cpu,
+                    const std::vector<double>& value_per_weight, DiffSide& side);
 
 // The keys (groups, subsystems, stacks) both sides are compared on.
 class KeyTable {

@@ -2,8 +2,9 @@
 // is redrawn. A run with rounds is redrawn by rounds, in circular blocks, because
 // consecutive rounds see the same blocked tasks. A run without rounds holds counts: a
 // count of N is N samples, each drawn a Poisson(1) number of times (samples of one
-// distinct stack are merged into one unit of Poisson(N), which is the same draw). Counts
-// that are not samples (microseconds off CPU) are redrawn line by line.
+// distinct stack are merged into one unit of Poisson(N), which is the same draw); perf
+// periods that are all the same are weight / period samples. Counts that are not samples
+// (microseconds off CPU, periods that differ) are redrawn line by line.
 #include <absl/container/flat_hash_map.h>
 
 #include <algorithm>
@@ -20,19 +21,23 @@ DrawKind draw_kind(const SourceInfo& source, bool has_rounds, bool unrounded, Di
   // samples are not all in rounds is counted as it is.
   if (source.timed && has_rounds && (basis == DiffBasis::blocked_threads || !unrounded))
     return DrawKind::rounds;
-  // A task of a dump, like a sample, counts once; microseconds and periods are amounts.
-  const bool counts = source.unit == WeightUnit::samples || source.unit == WeightUnit::tasks;
+  // A task of a dump, like a sample, counts once; microseconds and periods are amounts,
+  // but periods that are all the same count samples (perf's cpu-clock at a frequency).
+  const bool counts = source.unit == WeightUnit::samples || source.unit == WeightUnit::tasks ||
+                      (source.unit == WeightUnit::period && source.period > 0);
   return counts ? DrawKind::samples : DrawKind::lines;
 }
 
 }  // namespace
 
 SideData side_units(const Capture& c, DiffBasis basis, const std::vector<StackKeys>& keys_of_stack,
-                    size_t keys, double min_independent, DiffSide& side) {
+                    size_t keys, double min_independent, bool on_cpu,
+                    const std::vector<double>& value_per_weight, DiffSide& side) {
   const size_t runs = c.sources.size();
   std::vector<uint8_t> has_rounds(runs, 0), unrounded(runs, 0);
   for (const Round& r : c.rounds) has_rounds[r.source] = 1;
-  for (const TaskSample& s : c.samples) unrounded[s.source] |= s.round == kNoRound;
+  for (const TaskSample& s : c.samples)
+    if (running(s) == on_cpu) unrounded[s.source] |= s.round == kNoRound;
   std::vector<RunUnits> run(runs);
   for (size_t r = 0; r < runs; ++r)
     run[r].draw = draw_kind(c.sources[r], has_rounds[r], unrounded[r], basis);
@@ -48,6 +53,7 @@ SideData side_units(const Capture& c, DiffBasis basis, const std::vector<StackKe
   std::vector<absl::flat_hash_map<size_t, uint32_t>> stack_unit(runs);
   for (size_t i = 0; i < c.samples.size(); ++i) {
     const TaskSample& s = c.samples[i];
+    if (running(s) != on_cpu) continue;                  // the other kind's comparison
     if (keys_of_stack[s.stack][0] == kNoKey) continue;  // left out of the comparison
     RunUnits& ru = run[s.source];
     switch (ru.draw) {
@@ -86,14 +92,15 @@ SideData side_units(const Capture& c, DiffBasis basis, const std::vector<StackKe
     const TaskSample& s = c.samples[i];
     const RunUnits& ru = run[s.source];
     const uint32_t u = ru.first + local[i];
-    const double w = static_cast<double>(s.weight);
+    const double w = static_cast<double>(s.weight) * value_per_weight[s.source];
     if (basis == DiffBasis::share) d.unit_weight[u] += w;
-    d.unit_count[u] += w;
+    const uint64_t per_sample = c.sources[s.source].unit == WeightUnit::period ? c.sources[s.source].period : 1;
+    d.unit_count[u] += static_cast<double>(s.weight) / static_cast<double>(std::max<uint64_t>(per_sample, 1));
     acc[keys_of_stack[s.stack][2]][u] += w;
     if (ru.draw == DrawKind::rounds) {
       std::vector<double>& x = series[s.source][keys_of_stack[s.stack][0]];
       x.resize(ru.count);
-      x[local[i]] += w;
+      x[local[i]] += static_cast<double>(s.weight);  // samples: "a sample a round" below
     }
   }
   d.key_begin.assign(keys + 1, 0);

@@ -70,7 +70,17 @@ bool event_word(std::string_view w, std::string_view& name) {
 bool rest_of_header(Words w, PerfHeader& out) {
   std::string_view t = w.next();
   if (is_cpu(t)) t = w.next();
-  if (is_time(t)) t = w.next();
+  if (is_time(t)) {
+    out.has_time = true;
+    const size_t dot = t.find('.');
+    uint64_t seconds = 0, fraction = 0;
+    whole_number(t.substr(0, dot), seconds);
+    std::string_view digits = t.substr(dot + 1, t.size() - dot - 2);
+    whole_number(digits.substr(0, 9), fraction);
+    for (size_t i = std::min<size_t>(digits.size(), 9); i < 9; ++i) fraction *= 10;
+    out.time_ns = static_cast<int64_t>(seconds * 1'000'000'000 + fraction);
+    t = w.next();
+  }
   out.has_period = whole_number(t, out.period);
   if (out.has_period) t = w.next();
   if (!event_word(t, out.event)) return false;

@@ -22,6 +22,8 @@ struct PerfHeader {
   int32_t pid = 0, tid = 0;  // pid 0 where only the tid is printed
   bool has_period = false;
   uint64_t period = 0;
+  bool has_time = false;
+  int64_t time_ns = 0;       // "12969.991024:": perf's clock, in nanoseconds
   std::string_view event;    // "cycles", "cpu-clock", "sched:sched_switch" (modifiers dropped)
   std::string_view payload;  // after the event: tracepoint fields, or a frame
 };

@@ -153,6 +153,10 @@ struct EventSamples {
   SampleTotals totals;
   bool periods = false;  // some sample printed its period
   uint64_t not_blocked = 0;  // sched_switch out of another state than D
+  // The first and last sample times printed (perf's clock, ns); first > last when none.
+  int64_t first_ns = INT64_MAX, last_ns = INT64_MIN;
+  uint64_t period = 0;      // the period of its samples, while they all have the same
+  bool one_period = true;
 };
 
 class PerfScriptReader final : public Reader {
@@ -247,8 +251,16 @@ void PerfScriptReader::read(LineReader& in, CaptureBuilder& out) const {
     p.sample.tid = h.tid;
     p.sample.comm = out.intern(h.comm);
     p.sample.state = 'R';  // on a CPU
+    if (h.has_time) {
+      e.first_ns = std::min(e.first_ns, h.time_ns);
+      e.last_ns = std::max(e.last_ns, h.time_ns);
+    }
     p.sample.weight = h.has_period && h.period > 0 ? h.period : 1;
     e.periods = e.periods || h.has_period;
+    if (h.has_period && e.one_period) {
+      e.one_period = e.period == 0 || e.period == h.period;
+      e.period = h.period;
+    }
     if (h.event == kOffCpu) {
       p.sample.state = 'D';  // off CPU: asleep, of whatever kind
       p.sample.weight = std::max<uint64_t>(1, (h.period + 500) / 1000);
@@ -306,6 +318,8 @@ void PerfScriptReader::read(LineReader& in, CaptureBuilder& out) const {
               : e.name == kSchedSwitch ? WeightUnit::samples
               : e.periods              ? WeightUnit::period
                                        : WeightUnit::samples;
+  if (info.unit == WeightUnit::period && e.one_period) info.period = e.period;
+  if (e.first_ns <= e.last_ns) info.span_s = static_cast<double>(e.last_ns - e.first_ns) / 1e9;
   if (e.not_blocked) info.header["perf.switches_not_blocked"] = fmt::format("{}", e.not_blocked);
   std::string left_out;
   for (size_t i = 0; i < events.size(); ++i)

@@ -84,6 +84,18 @@ class DiffHtmlRenderer final : public DiffRenderer {
     table(out, d, "wait group", d.groups);
     fmt::format_to(out, "<h2>Subsystems</h2>\n");
     table(out, d, "subsystem", d.subsystems);
+    if (d.on_cpu.any) {
+      // The on-CPU samples apart, on their own basis (cores or share of CPU).
+      const DiffResult cpu = on_cpu_view(d);
+      fmt::format_to(out, "</section>\n<section id=\"on-cpu\"><h2>On CPU</h2>\n");
+      for (const std::string& line : basis_lines(cpu))
+        fmt::format_to(out, "<p class=\"hint\">{}</p>\n", xml_text(line));
+      fmt::format_to(out, "<h3>{}</h3>\n", xml_text(regressions_heading(cpu)));
+      rows_list(out, cpu, cpu.regressions, false);
+      fmt::format_to(out, "<h3>{}</h3>\n", xml_text(improvements_heading(cpu)));
+      rows_list(out, cpu, cpu.improvements, false);
+      table(out, cpu, "on-CPU group", cpu.groups);
+    }
     fmt::format_to(out,
                    "</section>\n<section id=\"flamegraph\"><h2>Differential flamegraph</h2>\n"
                    "<p class=\"hint\">The target's stacks; red where a path grew against the "

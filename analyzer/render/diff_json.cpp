@@ -78,10 +78,13 @@ json side(const DiffSide& s) {
 json growth(const DiffResult& d) {
   const GrowthResult& g = d.growth;
   json checks = json::array();
+  const DiffResult cpu = on_cpu_view(d);
   for (const GrowthCheck& c : g.checks)
     checks.push_back({{"pattern", g.limits[c.limit].pattern},
                       {"amount", g.limits[c.limit].amount},
-                      {"group", d.groups[c.row].key},
+                      {"group", (c.on_cpu ? cpu : d).groups[c.row].key},
+                      {"on_cpu", c.on_cpu},
+                      {"unit", unit_words(c.on_cpu ? cpu : d)},
                       {"interval", {number(c.low), number(c.high)}},
                       {"level", c.level},
                       {"grew", c.grew}});
@@ -131,6 +134,25 @@ class DiffJsonRenderer final : public DiffRenderer {
                                   {"target_frame", v.target_frame},
                                   {"subsystem", v.subsystem},
                                   {"same_stack", v.same_stack}});
+    if (d.on_cpu.any) {
+      // The on-CPU samples, compared apart: cores, or shares of all CPU.
+      const DiffResult cpu = on_cpu_view(d);
+      auto cpu_keys = [&](const std::vector<size_t>& idx) {
+        json a = json::array();
+        for (size_t i : idx) a.push_back(cpu.groups[i].key);
+        return a;
+      };
+      j["on_cpu"] = {{"basis", by_share(cpu) ? "share" : "cores"},
+                     {"unit", unit_words(cpu)},
+                     {"intervals", basis_lines(cpu)},
+                     {"decidable", cpu.decidable},
+                     {"base", side(cpu.base)},
+                     {"target", side(cpu.target)},
+                     {"groups", rows(cpu.groups)},
+                     {"subsystems", rows(cpu.subsystems)},
+                     {"regressions", cpu_keys(cpu.regressions)},
+                     {"improvements", cpu_keys(cpu.improvements)}};
+    }
     if (!d.growth.limits.empty()) j["fail_if_grows"] = growth(d);
     return j.dump(2) + "\n";
   }

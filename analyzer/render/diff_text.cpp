@@ -64,19 +64,32 @@ class DiffTextRenderer final : public DiffRenderer {
     Out out(text);
     fmt::format_to(out, "hangscope diff\n  base:   {}\n  target: {}\n", side_words(d.base),
                    side_words(d.target));
-    for (const std::string& line : basis_lines(d)) fmt::format_to(out, "  {}\n", line);
+    // Profiles of running tasks only: nothing blocked to compare.
+    const bool blocked = !d.groups.empty() || !d.on_cpu.any;
+    if (blocked)
+      for (const std::string& line : basis_lines(d)) fmt::format_to(out, "  {}\n", line);
     std::vector<std::string> growth = growth_lines(d);
     if (!growth.empty()) fmt::format_to(out, "\n");
     for (const std::string& line : growth) fmt::format_to(out, "{}\n", line);
-    verdict(out, d);
-    table(out, d, "WAIT GROUP", d.groups, SIZE_MAX, false);
-    table(out, d, "SUBSYSTEM", d.subsystems, SIZE_MAX, false);
-    // Stacks: the ones that moved most either way.
-    std::vector<DiffRow> moved = d.stacks;
-    std::stable_sort(moved.begin(), moved.end(), [](const DiffRow& a, const DiffRow& b) {
-      return std::abs(a.delta) > std::abs(b.delta);
-    });
-    table(out, d, "STACK (innermost frame in wait group)", moved, 15, true);
+    if (blocked) {
+      verdict(out, d);
+      table(out, d, "WAIT GROUP", d.groups, SIZE_MAX, false);
+      table(out, d, "SUBSYSTEM", d.subsystems, SIZE_MAX, false);
+      // Stacks: the ones that moved most either way.
+      std::vector<DiffRow> moved = d.stacks;
+      std::stable_sort(moved.begin(), moved.end(), [](const DiffRow& a, const DiffRow& b) {
+        return std::abs(a.delta) > std::abs(b.delta);
+      });
+      table(out, d, "STACK (innermost frame in wait group)", moved, 15, true);
+    }
+    if (d.on_cpu.any) {
+      // The on-CPU samples apart, on their own basis (cores or share of CPU).
+      const DiffResult cpu = on_cpu_view(d);
+      fmt::format_to(out, "\non CPU (running tasks, apart from the blocked ones):\n");
+      for (const std::string& line : basis_lines(cpu)) fmt::format_to(out, "  {}\n", line);
+      verdict(out, cpu);
+      table(out, cpu, "ON-CPU GROUP", cpu.groups, SIZE_MAX, false);
+    }
     return text;
   }
 };

@@ -59,6 +59,7 @@ std::string signed_value_words(const DiffResult& d, double v) {
 }
 
 std::string unit_words(const DiffResult& d) {
+  if (d.of_on_cpu) return by_share(d) ? "share points of CPU" : "cores";
   return by_share(d) ? "share points" : "blocked threads";
 }
 
@@ -103,6 +104,10 @@ std::string side_words(const DiffSide& s) {
 }
 
 std::string basis_words(const DiffResult& d) {
+  if (d.of_on_cpu)
+    return by_share(d) ? "on-CPU samples compared by share of all CPU (cores need timed captures "
+                         "whose on-CPU samples say their CPU time on both sides)"
+                       : "on-CPU samples compared by cores (CPU seconds per second of the rounds)";
   switch (d.share_reason) {
     case ShareReason::none:
       break;
@@ -168,7 +173,9 @@ std::string undecidable_words(const DiffResult& d) {
 }
 
 std::string movement_words(const DiffResult& d, const DiffRow& row) {
-  std::string unit = by_share(d) ? "of samples" : "blocked threads";
+  std::string unit = d.of_on_cpu ? (by_share(d) ? "of CPU" : "cores")
+                     : by_share(d) ? "of samples"
+                                   : "blocked threads";
   return fmt::format("{} → {} {} ({}, {} {})", value_words(d, row.base), value_words(d, row.target),
                      unit, ratio_words(row.ratio), signed_value_words(d, row.delta),
                      interval_words(d, row));
@@ -187,11 +194,17 @@ std::string divergence_words(const Divergence& dv) {
 }
 
 std::string regressions_heading(const DiffResult& d) {
+  if (d.of_on_cpu)
+    return by_share(d) ? "On-CPU regressions, by the added share of CPU outside the noise"
+                       : "On-CPU regressions, by the added cores outside the noise";
   return by_share(d) ? "Regressions, by the added share of samples outside the noise"
                      : "Regressions, by the added blocked threads outside the noise";
 }
 
 std::string improvements_heading(const DiffResult& d) {
+  if (d.of_on_cpu)
+    return by_share(d) ? "On-CPU improvements, by the removed share of CPU outside the noise"
+                       : "On-CPU improvements, by the removed cores outside the noise";
   return by_share(d) ? "Improvements, by the removed share of samples outside the noise"
                      : "Improvements, by the removed blocked threads outside the noise";
 }
@@ -212,15 +225,20 @@ std::vector<std::string> growth_lines(const DiffResult& d) {
   const GrowthResult& g = d.growth;
   std::vector<std::string> lines;
   if (g.limits.empty()) return lines;
-  std::string why = g.verdict == GrowthVerdict::cannot_decide ? ": " + undecidable_words(d) : "";
+  const DiffResult cpu = on_cpu_view(d);
+  std::string why = g.verdict != GrowthVerdict::cannot_decide ? ""
+                    : !d.decidable                             ? ": " + undecidable_words(d)
+                                                               : ": " + undecidable_words(cpu);
   lines.push_back(fmt::format("--fail-if-grows: {} (exit {}){}", growth_verdict_words(g.verdict),
                               bisect_exit_code(g.verdict), why));
   for (const GrowthCheck& c : g.checks) {
     const GrowthLimit& limit = g.limits[c.limit];
-    const DiffRow& row = d.groups[c.row];
+    const DiffResult& of = c.on_cpu ? cpu : d;
+    const DiffRow& row = of.groups[c.row];
     lines.push_back(fmt::format(
-        "  {}: {} {} {} at {}: {} more than {} ({})", row.key, signed_value_words(d, row.delta),
-        unit_words(d), interval_words(d, c.low, c.high), percent(c.level),
+        "  {}{}: {} {} {} at {}: {} more than {} ({})", row.key, c.on_cpu ? " on CPU" : "",
+        signed_value_words(of, row.delta), unit_words(of), interval_words(of, c.low, c.high),
+        percent(c.level),
         c.grew ? "grew" : "not shown to grow", fmt::format("{:g}", limit.amount), limit.pattern));
   }
   for (size_t l : g.unmatched)

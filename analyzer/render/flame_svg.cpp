@@ -263,7 +263,10 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
     fmt::format_to(out, "<g class=\"{}\" data-o=\"{}\" data-s=\"{}\" data-d=\"{}\" data-g=\"{}\"",
                    cls_name, p.offset, n.weight, n.depth, n.group);
     if (cmp) fmt::format_to(out, " data-c=\"{}\"", xml_text(change_text(*cmp, p.node)));
-    if (tree.rounds) fmt::format_to(out, " data-t=\"{}\"", tree.timed_weight(p.node));
+    // On-CPU frames (a split tree's "on CPU" subtree) count CPU time, no blocked threads.
+    const bool on_cpu = tree.on_cpu(p.node);
+    if (on_cpu) svg += " data-k=\"cpu\"";
+    if (tree.rounds && !on_cpu) fmt::format_to(out, " data-t=\"{}\"", tree.timed_weight(p.node));
     if (!module.empty()) {
       svg += " data-m=\"";
       append_xml(svg, module);
@@ -280,8 +283,9 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
     }
     fmt::format_to(
         out,
-        "\n{} {} ({:.2f}%)</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
-        n.weight, unit_name(sum), w * 100, percent(x), y, percent(w),
+        "\n{} {} ({:.2f}%){}</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
+        n.weight, unit_name(sum), w * 100, on_cpu ? "\non CPU (running, not blocked)" : "",
+        percent(x), y, percent(w),
         FlameLayout::kFrameHeight - 1, fill);
     const double px = w * width;
     std::string label =

@@ -165,6 +165,45 @@ void group_table(Out out, const Report& r, const Palette& group_colors) {
   fmt::format_to(out, "</section>\n");
 }
 
+// CPU spent spinning for locks, per lock group, as the text report's section has it.
+void spinning_table(Out out, const Report& r, const Palette& group_colors) {
+  const Summary& sum = r.summary();
+  const CpuSummary& cpu = sum.cpu;
+  // As in the text report: tasks a dump shows on their CPUs are no CPU profile.
+  if (sum.running_weight == 0 || (!cpu.seconds_known && cpu.spinning_weight == 0)) return;
+  fmt::format_to(out, "<section id=\"on-cpu\"><h2>On CPU: spinning for locks</h2>\n<p>{}</p>\n",
+                 xml_text(cpu.cores_known
+                              ? fmt::format("{} cores of {} on CPU spin for locks ({} of all CPU); "
+                                            "cores are CPU seconds per second.",
+                                            cores_words(cpu.spinning_cores), cores_words(cpu.cores),
+                                            cpu_share_words(cpu.spinning_share))
+                              : fmt::format("{} of all CPU spins for locks (no cores: the inputs do "
+                                            "not say their CPU time or how long they lasted).",
+                                            cpu_share_words(cpu.spinning_share))));
+  const std::vector<SpinPart>& parts = r.graph().verdict.spinning.parts;
+  if (!parts.empty()) {
+    fmt::format_to(out,
+                   "<table class=\"groups spin\"><thead><tr><th></th><th>lock group</th>"
+                   "<th>subsystem</th><th class=\"num\">{}</th><th>of all CPU</th></tr></thead>"
+                   "<tbody>\n",
+                   cpu.cores_known ? "cores" : "");
+    for (const SpinPart& p : parts) {
+      const WaitGroup& wg = r.classification().groups[p.group];
+      fmt::format_to(out,
+                     "<tr><td><span class=\"swatch\" style=\"background:{}\"></span></td>"
+                     "<td title=\"{}\">{}</td><td>{}</td><td class=\"num\">{}</td>"
+                     "<td><span class=\"bar\" style=\"width:{:.0f}px\"></span> {}</td></tr>\n",
+                     group_colors.group_color(p.group).css(),
+                     xml_text(wg.title + ": spins for " + wg.resource), xml_text(wg.name),
+                     xml_text(wg.subsystem),
+                     cpu.cores_known ? cores_words(p.cores) : std::string(), p.share * 120,
+                     cpu_share_words(p.share));
+    }
+    fmt::format_to(out, "</tbody></table>\n");
+  }
+  fmt::format_to(out, "</section>\n");
+}
+
 class HtmlRenderer final : public Renderer {
  public:
   std::string_view name() const override { return "html"; }
@@ -194,6 +233,7 @@ std::string HtmlRenderer::render(const Report& r, const RenderOptions& opt) cons
   fmt::format_to(out, "<p class=\"overview\">{}</p></header>\n", xml_text(overview(r)));
   inputs(out, r.capture);
   group_table(out, r, group_colors);
+  spinning_table(out, r, group_colors);
 
   fmt::format_to(out, "<section id=\"timeline\"><h2>Timeline</h2>\n");
   std::string why_not;

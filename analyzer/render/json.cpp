@@ -37,6 +37,8 @@ Json inputs(const Capture& c) {
                    {"timed", s.timed},
                    {"weight_unit", unit_name(s.unit, s.event)},
                    {"event", s.event},
+                   {"oncpu_hz", s.oncpu_hz},
+                   {"span_s", s.span_s},
                    {"command_root", s.command_root},
                    {"truncated", s.truncated},
                    {"skipped_lines", s.skipped_lines},
@@ -85,6 +87,36 @@ Json groups(const Report& r) {
                    {"top_stacks", stacks}});
   }
   return out;
+}
+
+// The on-CPU samples: CPU time, cores and shares of all CPU, per group that ran.
+Json cpu(const Report& r) {
+  const CpuSummary& c = r.summary().cpu;
+  Json groups = Json::array();
+  for (const GroupSummary& g : r.summary().groups) {
+    if (g.running == 0) continue;
+    const WaitGroup& wg = r.classification().groups[g.group];
+    groups.push_back({{"name", wg.name},
+                      {"subsystem", wg.subsystem},
+                      {"running_weight", g.running},
+                      {"spinning_weight", g.spinning},
+                      {"cpu_s", g.cpu_s},
+                      {"cores", g.cores},
+                      {"share", g.cpu_share},
+                      {"spinning_cpu_s", g.spinning_cpu_s},
+                      {"spinning_cores", g.spinning_cores},
+                      {"spinning_share", g.spinning_share}});
+  }
+  return {{"seconds_known", c.seconds_known},
+          {"cores_known", c.cores_known},
+          {"elapsed_s", c.elapsed_s},
+          {"cpu_s", c.cpu_s},
+          {"cores", c.cores},
+          {"spinning_weight", c.spinning_weight},
+          {"spinning_cpu_s", c.spinning_cpu_s},
+          {"spinning_cores", c.spinning_cores},
+          {"spinning_share", c.spinning_share},
+          {"groups", groups}};
 }
 
 Json graph(const Report& r) {
@@ -161,7 +193,21 @@ Json verdict(const Report& r) {
                         {"root_holder_waits", f.root_holder_waits}});
   for (const SubsystemShare& s : v.subsystems)
     subsystems.push_back({{"subsystem", s.subsystem}, {"weight", s.weight}, {"share", s.share}});
-  return {{"lines", verdict_lines(r)}, {"findings", findings}, {"subsystems", subsystems}};
+  Json spin_parts = Json::array();
+  for (const SpinPart& p : v.spinning.parts)
+    spin_parts.push_back({{"group", r.classification().groups[p.group].name},
+                          {"cores", p.cores},
+                          {"share", p.share}});
+  Json spinning = {{"any", v.spinning.any},
+                   {"dominates", v.spinning.dominates},
+                   {"cores_known", v.spinning.cores_known},
+                   {"cores", v.spinning.cores},
+                   {"share", v.spinning.share},
+                   {"parts", spin_parts}};
+  return {{"lines", verdict_lines(r)},
+          {"findings", findings},
+          {"subsystems", subsystems},
+          {"spinning", spinning}};
 }
 
 class JsonRenderer final : public Renderer {
@@ -183,6 +229,7 @@ class JsonRenderer final : public Renderer {
                 {"event", sum.event},
                 {"running_weight", sum.running_weight},
                 {"unknown_weight", sum.unknown_weight},
+                {"cpu", cpu(r)},
                 {"verdict", verdict(r)},
                 {"groups", groups(r)},
                 {"graph", graph(r)}};

@@ -3,9 +3,11 @@
 //
 // Sample types: "samples" (count, or the inputs' weight unit) and, for timed inputs,
 // "blocked_threads" in millithreads: a sample's share of the average blocked threads,
-// times 1000, rounded so that the values add up to the rounded total exactly.
-// One pprof sample per distinct (stack, task): labels pid, tid, comm, wait_group and
-// kernel. Locations are kernel (or user) functions without addresses: one Function per
+// times 1000, rounded so that the values add up to the rounded total exactly; and, where
+// on-CPU samples say their CPU time (model.hpp cpu_seconds_per_weight), "cpu" in
+// nanoseconds, which blocked samples hold none of (and on-CPU samples no blocked threads).
+// One pprof sample per distinct (stack, task, on CPU or not): labels pid, tid, comm,
+// wait_group, kernel and state ("on-cpu" or "blocked", where the input says). Locations are kernel (or user) functions without addresses: one Function per
 // name and module, one Mapping per module ("[kernel.kallsyms]" for vmlinux).
 #include <zlib.h>
 
@@ -60,6 +62,8 @@ struct TaskKey {
   uint16_t source;
   int32_t pid, tid;
   StrId comm;
+  bool running;
+  bool unknown;  // the input does not give the task's state (folded stacks)
   bool operator==(const TaskKey&) const = default;
 };
 struct TaskKeyHash {
@@ -69,11 +73,13 @@ struct TaskKeyHash {
     h = h * 1000003 ^ static_cast<uint32_t>(k.pid);
     h = h * 1000003 ^ static_cast<uint32_t>(k.tid);
     h = h * 1000003 ^ k.comm;
+    h = h * 4 + k.running * 2 + k.unknown;
     return std::hash<uint64_t>{}(h);
   }
 };
 struct Weights {
   uint64_t weight = 0, timed = 0;
+  double cpu_ns = 0;
 };
 
 class PprofRenderer final : public Renderer {
@@ -104,17 +110,27 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
     blocked->set_unit(str("millithreads"));
     p.set_default_sample_type(str("blocked_threads"));
   }
+  const bool cpu = sum.cpu.seconds_known;
+  if (cpu) {
+    auto* on_cpu = p.add_sample_type();
+    on_cpu->set_type(str("cpu"));
+    on_cpu->set_unit(str("nanoseconds"));
+    if (!timed || sum.running_weight == sum.total_weight) p.set_default_sample_type(str("cpu"));
+  }
 
   // Samples per distinct task and stack, in the order first seen.
   std::unordered_map<TaskKey, size_t, TaskKeyHash> index;
   std::vector<std::pair<TaskKey, Weights>> tasks;
   for (const TaskSample& s : c.samples) {
-    TaskKey k{s.stack, s.source, s.pid, s.tid, s.comm};
+    TaskKey k{s.stack, s.source, s.pid, s.tid, s.comm, running(s), s.state == '?'};
     auto [it, added] = index.try_emplace(k, tasks.size());
     if (added) tasks.push_back({k, {}});
     Weights& w = tasks[it->second].second;
     w.weight += s.weight;
-    if (c.sources[s.source].timed && s.round != kNoRound) w.timed += s.weight;
+    if (running(s))
+      w.cpu_ns += static_cast<double>(s.weight) * cpu_seconds_per_weight(c.sources[s.source]) * 1e9;
+    else if (c.sources[s.source].timed && s.round != kNoRound)
+      w.timed += s.weight;  // a running task is no blocked thread
   }
 
   // Mappings per module and kind, functions per name and module, a location per frame.
@@ -152,7 +168,7 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
   };
 
   const int64_t k_pid = str("pid"), k_tid = str("tid"), k_comm = str("comm"),
-                k_group = str("wait_group"), k_kernel = str("kernel");
+                k_group = str("wait_group"), k_kernel = str("kernel"), k_state = str("state");
   uint64_t cumulative = 0;
   int64_t emitted = 0;
   for (const auto& [k, w] : tasks) {
@@ -166,6 +182,7 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
       s->add_value(upto - emitted);
       emitted = upto;
     }
+    if (cpu) s->add_value(std::llround(w.cpu_ns));
     auto label = [&](int64_t key) {
       pb::Label* l = s->add_label();
       l->set_key(key);
@@ -177,6 +194,7 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
     label(k_group)->set_str(str(r.classification().groups[r.classification().group(k.stack)].name));
     const std::string& kernel = c.sources[k.source].kernel;
     if (!kernel.empty()) label(k_kernel)->set_str(str(kernel));
+    if (!k.unknown) label(k_state)->set_str(str(k.running ? "on-cpu" : "blocked"));
   }
 
   // When and how: the first input's start, the inputs' duration, the sampling interval.
@@ -199,7 +217,8 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
     p.set_period(static_cast<int64_t>(std::llround(s.interval_s * 1e9)));
     break;
   }
-  p.add_comment(str("hangscope " + opt.version + ": blocked kernel stacks"));
+  p.add_comment(str("hangscope " + opt.version +
+                    (sum.running_weight ? ": blocked and on-CPU kernel stacks" : ": blocked kernel stacks")));
   for (const SourceInfo& s : c.sources) p.add_comment(str("input: " + s.path));
 
   std::string bytes;

@@ -30,6 +30,12 @@ std::string weight_words(const Summary& summary, uint64_t weight);
 // The same for a weight of tasks known to be `of` that activity: "2 running tasks".
 std::string weight_words(const Summary& summary, uint64_t weight, Activity of);
 
+// Cores (CPU seconds per second) and shares of CPU in words: two decimals, or two
+// significant digits below a tenth, so that a little spinning does not read as none:
+// "1.20", "0.0023"; "60.0%", "0.032%".
+std::string cores_words(double cores);
+std::string cpu_share_words(double share);
+
 // task_label.cpp: a task as the reports name it, "comm (tid)".
 std::string task_label(const Capture& c, const TaskExample& t);
 

@@ -4,6 +4,8 @@
 // the inputs.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "renderers.hpp"
 
 namespace hangscope::render {
@@ -46,22 +48,65 @@ void sources(Out out, const Capture& c) {
   }
 }
 
+// Blocked and on-CPU samples in one report: the wait-group table is of the blocked ones,
+// the on-CPU ones have their section.
+bool mixed(const Summary& sum) {
+  return sum.running_weight > 0 && activity(sum) == Activity::blocked;
+}
+
 void table(Out out, const Report& r) {
   const Summary& sum = r.summary();
+  const bool blocked_only = mixed(sum);
   size_t width = 10;
   for (const GroupSummary& g : sum.groups)
-    width = std::max(width, r.classification().groups[g.group].name.size());
+    if (!blocked_only || g.weight > g.running)
+      width = std::max(width, r.classification().groups[g.group].name.size());
   fmt::format_to(out, "{:<{}}  {:<10} {:>11} {:>7} {:>6}  {}\n", "WAIT GROUP", width, "SUBSYSTEM",
                  sum.timed ? "AVG BLOCKED" : unit_name(sum), "SHARE", "TASKS", "LONGEST");
   for (const GroupSummary& g : sum.groups) {
+    if (blocked_only && g.weight == g.running) continue;
     const WaitGroup& wg = r.classification().groups[g.group];
+    const uint64_t weight = blocked_only ? g.weight - g.running : g.weight;
+    const double share = blocked_only ? g.blocked_share : g.share;
     std::string amount =
-        sum.timed ? fmt::format("{:.2f}", g.avg_blocked) : fmt::format("{}", g.weight);
+        sum.timed ? fmt::format("{:.2f}", g.avg_blocked) : fmt::format("{}", weight);
     std::string longest = g.longest_s > 0 ? fmt::format("{:.2f} s  {}", g.longest_s,
                                                         task_label(r.capture, g.longest_task))
                                           : "-";
     fmt::format_to(out, "{:<{}}  {:<10} {:>11} {:>6.1f}% {:>6}  {}\n", wg.name, width, wg.subsystem,
-                   amount, g.share * 100, g.tasks, longest);
+                   amount, share * 100, g.tasks, longest);
+  }
+}
+
+// CPU spent spinning for locks, per lock group: cores (CPU seconds per second) where the
+// inputs say their CPU time and how long they lasted, and the share of all CPU.
+void spinning_section(Out out, const Report& r) {
+  const Summary& sum = r.summary();
+  const CpuSummary& cpu = sum.cpu;
+  // Tasks a dump shows on their CPUs (crash) are no CPU profile: said where they spin.
+  if (sum.running_weight == 0 || (!cpu.seconds_known && cpu.spinning_weight == 0)) return;
+  out = '\n';
+  if (cpu.cores_known)
+    fmt::format_to(out, "CPU spinning for locks: {} cores of {} on CPU ({} of all CPU)\n",
+                   cores_words(cpu.spinning_cores), cores_words(cpu.cores),
+                   cpu_share_words(cpu.spinning_share));
+  else
+    fmt::format_to(out, "CPU spinning for locks: {} of all CPU ({})\n",
+                   cpu_share_words(cpu.spinning_share),
+                   cpu.seconds_known ? "no cores: an input does not say how long it lasted"
+                                     : "no cores: the samples' CPU time is not known");
+  const std::vector<SpinPart>& parts = r.graph().verdict.spinning.parts;
+  if (parts.empty()) return;
+  size_t width = 10;
+  for (const SpinPart& p : parts)
+    width = std::max(width, r.classification().groups[p.group].name.size());
+  out = '\n';
+  fmt::format_to(out, "{:<{}}  {:<10} {:>7} {:>7}\n", "SPIN GROUP", width, "SUBSYSTEM",
+                 cpu.cores_known ? "CORES" : "", "OF CPU");
+  for (const SpinPart& p : parts) {
+    const WaitGroup& wg = r.classification().groups[p.group];
+    fmt::format_to(out, "{:<{}}  {:<10} {:>7} {:>7}\n", wg.name, width, wg.subsystem,
+                   cpu.cores_known ? cores_words(p.cores) : std::string(), cpu_share_words(p.share));
   }
 }
 
@@ -245,15 +290,20 @@ std::string TextRenderer::render(const Report& r, const RenderOptions& opt) cons
     fmt::format_to(out, "\nno blocked tasks were seen\n");
   } else {
     double total_avg = 0;
-    for (const GroupSummary& g : sum.groups) total_avg += g.avg_blocked;
+    size_t blocked_groups = 0;  // groups of the table (blocked ones, where the report mixes)
+    for (const GroupSummary& g : sum.groups) {
+      total_avg += g.avg_blocked;
+      blocked_groups += !mixed(sum) || g.weight > g.running;
+    }
     out = '\n';
     subsystems(out, r);
     chains(out, r);
     out = '\n';
     if (sum.timed)
       fmt::format_to(out, "{:.2f} average blocked threads in {} wait group{}\n\n", total_avg,
-                     sum.groups.size(), sum.groups.size() == 1 ? "" : "s");
+                     blocked_groups, blocked_groups == 1 ? "" : "s");
     table(out, r);
+    spinning_section(out, r);
     top_stacks(out, r, opt);
     context_section(out, r);
   }

@@ -145,6 +145,33 @@ std::vector<std::string> on_cpu_lines(const Report& r) {
                       on)};
 }
 
+// "1.23 cores spin for locks (40.0% of all CPU): 0.95 in jbd2:state-lock, 0.20 in
+// spin:anon_pipe_write", or by shares where cores are not known.
+std::string spinning_words(const Report& r) {
+  const Spinning& s = r.graph().verdict.spinning;
+  std::vector<std::string> parts;
+  double rest = 0;
+  size_t hidden = 0;
+  for (const SpinPart& p : s.parts) {
+    const std::string& name = r.classification().groups[p.group].name;
+    if (parts.size() < 4) {
+      parts.push_back(fmt::format("{} in {}", s.cores_known ? cores_words(p.cores) : cpu_share_words(p.share),
+                                  name));
+    } else {
+      rest += s.cores_known ? p.cores : p.share;
+      ++hidden;
+    }
+  }
+  if (hidden)
+    parts.push_back(fmt::format("{} in {} other locks",
+                                s.cores_known ? cores_words(rest) : cpu_share_words(rest), hidden));
+  if (s.cores_known)
+    return fmt::format("{} cores spin for locks ({} of all CPU): {}", cores_words(s.cores),
+                       cpu_share_words(s.share), joined(parts, ", "));
+  return fmt::format("{} of all CPU spins for locks: {}", cpu_share_words(s.share),
+                     joined(parts, ", "));
+}
+
 }  // namespace
 
 }  // namespace hangscope::render
@@ -169,12 +196,20 @@ std::vector<std::string> verdict_lines(const Report& r) {
                                 when));
   }
   std::vector<std::string> on_cpu = on_cpu_lines(r);
-  if (activity(r.summary()) == Activity::on_cpu) return on_cpu;
+  // Spinning named first where it is the largest wait, else after the findings.
+  const Spinning& spin = g.verdict.spinning;
+  if (spin.any && spin.dominates) lines.push_back(spinning_words(r));
+  if (spin.any && !spin.dominates) on_cpu.push_back("also spinning: " + spinning_words(r));
+  if (activity(r.summary()) == Activity::on_cpu) {
+    lines.insert(lines.end(), on_cpu.begin(), on_cpu.end());
+    return lines;
+  }
   const auto& findings = g.verdict.findings;
   for (size_t i = 0; i < findings.size() && i < 4; ++i) {
     const Finding& f = findings[i];
     if (i == 0) {
-      lines.push_back(finding_line(r, f, 4));
+      // After spinning, where it came first.
+      lines.push_back((spin.dominates ? "also: " : "") + finding_line(r, f, 4));
       if (!f.then.empty())
         lines.push_back(
             fmt::format("  {} itself waits for {}", subject_words(r.capture, f), f.then));

@@ -132,6 +132,9 @@ struct RuleSet {
   // lock primitives (looked through, then the caller names the lock), and syscall entry.
   std::vector<FramePattern> scheduler_frames;
   std::vector<FramePattern> lock_frames;
+  // Where a task spins on the CPU for a lock (slow paths, optimistic spins): lock frames
+  // too, and a running sample with one on its stack is CPU spent spinning.
+  std::vector<FramePattern> spin_frames;
   std::vector<FramePattern> entry_frames;
   // Functions renamed across kernel versions: old name -> the name rules use.
   std::unordered_map<std::string, std::string> aliases;
@@ -175,8 +178,11 @@ struct Classification {
   // serves serves_rules[serves_begin[s] .. serves_begin[s + 1]).
   std::vector<uint32_t> serves_begin{0};
   std::vector<uint32_t> serves_rules;
+  // 1 where the stack has a spin frame ([frames] spin): its running samples spin.
+  std::vector<uint8_t> spins_of_stack;
 
   uint32_t group(StackId s) const { return group_of_stack[s]; }
+  bool spins(StackId s) const { return s < spins_of_stack.size() && spins_of_stack[s] != 0; }
   uint32_t wait(StackId s) const { return wait_of_stack[s]; }
   std::span<const uint32_t> serves(StackId s) const {
     return {serves_rules.data() + serves_begin[s], serves_begin[s + 1] - serves_begin[s]};

@@ -100,7 +100,8 @@ struct DiffSide {
 };
 
 // --fail-if-grows GROUP[=AMOUNT]: a glob on wait-group names, and the growth that
-// counts, in the unit of the comparison (threads, or share points).
+// counts, in the unit of the comparison (threads, or share points; cores, or share
+// points of all CPU, for on-CPU groups).
 struct GrowthLimit {
   std::string pattern;
   double amount = 0;
@@ -112,7 +113,8 @@ GrowthLimit parse_growth_limit(std::string_view text);
 // One wait group matched by one limit.
 struct GrowthCheck {
   size_t limit = 0;  // index into DiffOptions::fail_if_grows
-  size_t row = 0;    // index into DiffResult::groups
+  size_t row = 0;    // index into DiffResult::groups, or DiffResult::on_cpu.groups
+  bool on_cpu = false;
   // The interval of delta at `level`: corrected for every (limit, group) pair checked
   // (Holm, on "grew by more than the amount"); low > amount is growth.
   double low = 0, high = 0, level = 0;
@@ -133,6 +135,21 @@ struct GrowthResult {
   GrowthVerdict verdict = GrowthVerdict::did_not_grow;
 };
 
+// The on-CPU samples (running tasks) of both sides, compared apart from the blocked ones,
+// with the same bootstrap: by cores (CPU seconds per second, the basis blocked_threads
+// stands for) where both sides are timed captures whose on-CPU samples say their CPU
+// time, else by share of all CPU (share).
+struct OnCpuDiff {
+  bool any = false;  // some side has on-CPU samples
+  DiffBasis basis = DiffBasis::share;
+  bool decidable = false;
+  DiffSide base, target;  // how each side's on-CPU samples were redrawn
+  std::vector<DiffRow> groups;  // by delta, largest growth first
+  std::vector<DiffRow> subsystems;
+  std::vector<size_t> regressions;  // as DiffResult's, into groups
+  std::vector<size_t> improvements;
+};
+
 struct DiffResult {
   DiffBasis basis = DiffBasis::blocked_threads;
   ShareReason share_reason = ShareReason::none;
@@ -151,8 +168,16 @@ struct DiffResult {
   std::vector<size_t> regressions;
   std::vector<size_t> improvements;
   std::vector<Divergence> divergences;  // for the top regressions
-  GrowthResult growth;                  // when DiffOptions::fail_if_grows is not empty
+  // Growth of the groups of both kinds: Holm's correction runs within each kind.
+  GrowthResult growth;  // when DiffOptions::fail_if_grows is not empty
+  OnCpuDiff on_cpu;
+  // The result holds on-CPU rows (on_cpu_view()): values are cores, or shares of CPU.
+  bool of_on_cpu = false;
 };
+
+// The on-CPU comparison of a diff as a result of its own (basis, sides, rows), for the
+// renderers that show it like the blocked one.
+DiffResult on_cpu_view(const DiffResult& d);
 
 struct DiffOptions {
   // The rules both sides were classified by: stacks are matched through their frame

@@ -28,6 +28,10 @@ enum class FlameRoot : uint8_t {
 
 struct FlameTreeOptions {
   FlameRoot root = FlameRoot::none;
+  // Where the capture has both on-CPU samples (running tasks) and others, the level
+  // under "all" says which ("on CPU", "blocked"), above the root level's comm or group:
+  // CPU time and blocked time never merge into one frame.
+  bool split_on_cpu = true;
 };
 
 // The level automatic stands for on this capture: comm or none.
@@ -35,9 +39,11 @@ FlameRoot resolved_root(FlameRoot root, const Capture& capture);
 
 // 24 bytes: a 100 MB input merges into a few million nodes.
 struct FlameNode {
-  enum Kind : uint8_t { kAll, kComm, kGroup, kFrame };
+  enum Kind : uint8_t { kAll, kComm, kGroup, kFrame, kOnCpu };
   uint32_t end = 0;    // one past the last node of this node's subtree
-  uint32_t key = 0;    // frame: a FrameId; comm: a StrId; group: a group index
+  // frame: a FrameId; comm: a StrId; group: a group index; on CPU: 1 for the on-CPU
+  // samples' node, 0 for the others'
+  uint32_t key = 0;
   uint32_t group = 0;  // the wait group holding most of this node's weight
   uint16_t depth = 0;  // 0 for the root
   Kind kind = kFrame;
@@ -52,8 +58,12 @@ struct FlameTree {
   FlameRoot root = FlameRoot::none;  // never automatic: what it stood for
   uint64_t rounds = 0;  // timed rounds: average blocked threads = timed_weight(i) / rounds
   uint16_t max_depth = 0;
+  // The subtree of the on-CPU samples' kOnCpu node, [on_cpu_begin, on_cpu_end); empty
+  // when the tree is not split (FlameTreeOptions::split_on_cpu).
+  uint32_t on_cpu_begin = 0, on_cpu_end = 0;
+  bool on_cpu(uint32_t i) const { return i >= on_cpu_begin && i < on_cpu_end; }
 
-  // The weight of the samples of timed inputs through node i. Kept apart, and only when
+  // The weight of the samples of blocked tasks of timed inputs through node i. Kept apart, and only when
   // the inputs mix timed and untimed sources; otherwise it is all or none of the weight.
   uint64_t timed_weight(uint32_t i) const {
     return !timed_weights.empty() ? timed_weights[i] : all_timed ? nodes[i].weight : 0;

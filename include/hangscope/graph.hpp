@@ -131,9 +131,29 @@ struct SubsystemShare {
   double share = 0;  // of all blocked threads, 0..1
 };
 
+// CPU spent spinning for locks (on-CPU samples), as the verdict says it.
+struct SpinPart {
+  uint32_t group = 0;  // index into Classification::groups
+  double cores = 0;    // 0 where cores are not known
+  double share = 0;    // of all CPU, 0..1
+};
+
+struct Spinning {
+  bool any = false;          // some on-CPU sample spins
+  bool cores_known = false;  // else shares only
+  double cores = 0;
+  double share = 0;             // of all CPU, 0..1
+  std::vector<SpinPart> parts;  // heaviest first
+  // Spinning is the largest wait: its cores (threads spinning, on average) are more than
+  // the blocked threads of the first finding, or, without a finding to weigh it against
+  // in threads, it takes most of the CPU.
+  bool dominates = false;
+};
+
 struct Verdict {
   std::vector<Finding> findings;           // most blocked threads first
   std::vector<SubsystemShare> subsystems;  // heaviest first, idle waits excluded
+  Spinning spinning;                       // judge_spinning()
 };
 
 struct WaitGraph {
@@ -146,5 +166,9 @@ struct WaitGraph {
 };
 
 WaitGraph build_graph(const Capture& capture, const Classification& cls, const RuleSet& rules);
+
+// Fills verdict.spinning from the summary's on-CPU samples (verdict.cpp), once the
+// findings are known.
+void judge_spinning(WaitGraph& graph, const Summary& summary);
 
 }  // namespace hangscope

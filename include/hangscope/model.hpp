@@ -48,6 +48,12 @@ struct SourceInfo {
   // cpu-clock on every CPU at this frequency, each sample one of weight 1 standing for
   // 1/oncpu_hz seconds of CPU; 0 when the input has no on-CPU samples of its own.
   double oncpu_hz = 0;
+  // Inputs without rounds whose samples carry times (perf script): seconds from the first
+  // sample to the last; 0 where unknown. What their on-CPU samples' cores are over.
+  double span_s = 0;
+  // perf's periods where every sample of the counted event has the same one (cpu-clock
+  // at a frequency, or -c): a weight is then weight / period samples; 0 where they differ.
+  uint64_t period = 0;
   // The input's own tools show each stack under its command, as a root frame
   // (stackcollapse-perf.pl on perf script, bcc's folded stacks): FlameRoot::automatic
   // draws it so.
@@ -153,6 +159,13 @@ inline bool running(const TaskSample& s) { return s.state == 'R'; }
 // periods (nanoseconds); 0 where the input does not say (cycles, counts without a
 // frequency), so that such samples can be shared out but not turned into cores.
 double cpu_seconds_per_weight(const SourceInfo& source);
+
+struct Capture;
+
+// The seconds a source's samples were taken over: its rounds times its interval for a
+// timed source (as average blocked threads count them), else the span of its samples'
+// times (SourceInfo::span_s); 0 where unknown. On-CPU cores are CPU seconds over it.
+double elapsed_seconds(const Capture& capture, size_t source);
 
 // An explicit statement by the kernel that one task waits for another, such as
 // "INFO: task A:1 is blocked on a mutex likely owned by task B:2".

@@ -34,6 +34,7 @@ REPORTS = [
     ["kernel-log/hung-task-6.15-abba-mutex.written.log"],
     ["crash/crash-8.0-bt-a-ps-m.written.txt"],
     ["perf/fio-dio-6.9-perf-6.9-cycles.written.txt"],
+    ["perf/spin-6.18-perf-6.1-cpu-clock.txt.zst"],
     ["folded/storm-6.18-hangscope.folded"],
     ["proc-stack/lkml-6.12-overlayfs-jbd2.txt", "capture/storm-sigkill.capture"],
 ]
@@ -41,6 +42,8 @@ DIFFS = [
     ("capture/storm-sigkill.capture", "capture/storm-overlayfs-ext4.capture"),
     ("proc-stack/lkml-6.12-overlayfs-jbd2.txt", "capture/storm-overlayfs-ext4.capture"),
     ("two-kernels/storm-6.1.0-57-cloud-amd64.capture", "two-kernels/storm-6.18.44-fc-v782.capture"),
+    # on-CPU profiles: the on_cpu part by share of CPU
+    ("perf/spin-6.18-perf-6.1-cpu-clock.txt.zst", "perf/spin-mappers-6.18-perf-6.1-cpu-clock.txt"),
 ]
 
 
@@ -66,6 +69,10 @@ for base, target in DIFFS:
 base, target = DIFFS[2]
 documents.append(("diff --fail-if-grows",
                   output(["diff", "-f", "json", "--fail-if-grows", "jbd2:*=0.5", "--fail-if-grows", "nothing:*",
+                          "--base", f"{fixtures}/{base}", "--target", f"{fixtures}/{target}"], ok=(0, 1, 125))))
+base, target = DIFFS[3]  # on-CPU groups checked in share points of CPU
+documents.append(("diff --fail-if-grows on CPU",
+                  output(["diff", "-f", "json", "--fail-if-grows", "mm:*=1",
                           "--base", f"{fixtures}/{base}", "--target", f"{fixtures}/{target}"], ok=(0, 1, 125))))
 
 failed = 0

@@ -3,13 +3,16 @@
 // mutex's running owner (mutex_spin_on_owner, osq_lock), and mappers of one process on
 // its mmap_lock's (rwsem_spin_on_owner). A sampler of blocked tasks sees little of it;
 // perf's cpu-clock and record --on-cpu see it all.
-//   hangscope-spin [SECONDS]   (default 3; 0 runs until killed)
+//   hangscope-spin [SECONDS [mappers|pipe]]   (default 3 s, both kinds; 0 runs until killed)
+// With one kind only, a profile of it differs from one of both in a known way (the
+// fixtures' pair for diffs of on-CPU profiles): no pipe at all, or no mmap_lock.
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -44,14 +47,22 @@ void reader() {
 
 int main(int argc, char** argv) {
   const int seconds = argc > 1 ? std::atoi(argv[1]) : 3;
+  const std::string kind = argc > 2 ? argv[2] : "";
+  if (!kind.empty() && kind != "mappers" && kind != "pipe") {
+    std::fprintf(stderr, "hangscope-spin: the kind is mappers or pipe, not '%s'\n", kind.c_str());
+    return 2;
+  }
   if (pipe(pipe_fds) != 0) {
     std::perror("hangscope-spin: pipe");
     return 1;
   }
   std::vector<std::thread> threads;
-  for (int i = 0; i < 4; ++i) threads.emplace_back(mapper);
-  for (int i = 0; i < 4; ++i) threads.emplace_back(writer);
-  for (int i = 0; i < 2; ++i) threads.emplace_back(reader);
+  if (kind != "pipe")
+    for (int i = 0; i < 4; ++i) threads.emplace_back(mapper);
+  if (kind != "mappers") {
+    for (int i = 0; i < 4; ++i) threads.emplace_back(writer);
+    for (int i = 0; i < 2; ++i) threads.emplace_back(reader);
+  }
   if (seconds == 0)
     for (;;) pause();
   sleep(static_cast<unsigned>(seconds));

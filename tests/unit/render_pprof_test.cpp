@@ -9,35 +9,18 @@
 
 #include "hangscope/render.hpp"
 #include "profile.pb.h"
+#include "support/gunzip.hpp"
 #include "support/made_capture.hpp"
 #include "support/run.hpp"
 #include "support/skip.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace hangscope;
+using hangscope::testing::gunzip;
 using hangscope::testing::MadeCapture;
 namespace pb = perftools::profiles;
 
 namespace {
-
-std::string gunzip(const std::string& gz) {
-  z_stream z{};
-  EXPECT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
-  std::string out;
-  char buf[65536];
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
-  z.avail_in = static_cast<uInt>(gz.size());
-  int rc;
-  do {
-    z.next_out = reinterpret_cast<Bytef*>(buf);
-    z.avail_out = sizeof buf;
-    rc = inflate(&z, Z_NO_FLUSH);
-    out.append(buf, sizeof buf - z.avail_out);
-  } while (rc == Z_OK);
-  inflateEnd(&z);
-  EXPECT_EQ(rc, Z_STREAM_END) << "not a complete gzip stream";
-  return out;
-}
 
 pb::Profile read_back(const std::string& gz) {
   pb::Profile p;

@@ -33,7 +33,7 @@ function hsFlame(svg) {
       o: Number(g.dataset.o), s: Number(g.dataset.s), d: Number(g.dataset.d),
       t: g.dataset.t === undefined ? null : Number(g.dataset.t),
       group: groupNames.get(g.dataset.g) || '', module: g.dataset.m || '', change: g.dataset.c || '',
-      user: g.classList.contains('u'), x0: rect.getAttribute('x'), w0: rect.getAttribute('width'),
+      user: g.classList.contains('u'), cpu: g.dataset.k === 'cpu', x0: rect.getAttribute('x'), w0: rect.getAttribute('width'),
     };
     g.hsFrame = f;
     return f;
@@ -170,6 +170,7 @@ function hsFlame(svg) {
     let share = f.s + ' ' + unit + ', ' + pct(f.s / total) + ' of all';
     if (zoomed && f.d >= zoomed.d) share += ', ' + pct(f.s / zoomed.s) + ' of zoomed';
     lines.push(share);
+    if (f.cpu) lines.push('on CPU (running, not blocked)');
     if (rounds > 0 && f.t !== null) lines.push('average blocked threads: ' + fmt(f.t / rounds));
     if (f.group) lines.push('wait group: ' + f.group);
     if (f.change) lines.push(f.change);
