@@ -8,6 +8,8 @@
 
 #ifdef HANGSCOPE_HAS_BPF
 #include <cstring>
+#include <future>
+#include <thread>
 #include <map>
 #include <memory>
 #include <vector>
@@ -101,7 +103,20 @@ TEST(LiveBpfWalk, APassTheRingCannotHoldIsReadAgainTaskByTask) {
   if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   if (const std::string& why = bpf_source_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   sampler::TaskIterConfig config;
-  config.state_mask = 1u << 1 | 1u << 8;  // S and I: every sleeping task, hundreds
+  config.state_mask = 1u << 1 | 1u << 8;  // S and I: every sleeping task
+  // Sleepers of its own, so that the pass holds more than a page on any machine.
+  std::promise<void> done;
+  std::shared_future<void> until = done.get_future().share();
+  std::vector<std::thread> sleepers;
+  for (int i = 0; i < 200; ++i) sleepers.emplace_back([until] { until.wait(); });
+  struct Join {
+    std::promise<void>& done;
+    std::vector<std::thread>& threads;
+    ~Join() {
+      done.set_value();
+      for (std::thread& t : threads) t.join();
+    }
+  } join{done, sleepers};
   config.ring_bytes = static_cast<uint32_t>(getpagesize());
   std::string why;
   auto small = sampler::TaskIterProgram::load(config, why);
@@ -115,6 +130,7 @@ TEST(LiveBpfWalk, APassTheRingCannotHoldIsReadAgainTaskByTask) {
   const std::string_view data = small->run({.pass = 1}, a);
   EXPECT_EQ(small->passes_redone(), 1u);
   EXPECT_GT(data.size(), 2 * static_cast<size_t>(getpagesize()));  // more than the ring held
+  EXPECT_GE(records(data).size(), 200u);
   const size_t redone = records(data).size();
   const size_t whole = records(per_task->run({.pass = 1}, b)).size();
   // Sleeping tasks come and go on the machine between the two passes.
