@@ -95,6 +95,14 @@ inline ProcessCost run_for(const std::vector<std::string>& args, double seconds,
   return c;
 }
 
+// What a run cost, as the counters of its benchmark: cores (CPU seconds per second),
+// CPU seconds and peak RSS.
+inline void report_cost(benchmark::State& state, const ProcessCost& c) {
+  state.counters["cores"] = c.cpu_s / c.wall_s;
+  state.counters["cpu_s"] = c.cpu_s;
+  state.counters["rss_MiB"] = c.max_rss_mib;
+}
+
 // The main of such a benchmark: the population forked before any thread starts, a
 // temporary directory made from `tmpl` (mkdtemp) into `tmp` for the files the commands
 // write, removed after.

@@ -41,9 +41,7 @@ void BM_TopCost(benchmark::State& state) {
     state.SetIterationTime(c.wall_s);
   }
   state.SetLabel(what == 0 ? "record -i 100" : what == 1 ? "top -b" : "top (terminal 80x24)");
-  state.counters["cores"] = c.cpu_s / c.wall_s;
-  state.counters["cpu_s"] = c.cpu_s;
-  state.counters["rss_MiB"] = c.max_rss_mib;
+  hangscope::bench::report_cost(state, c);
   if (what == 2) state.counters["drawn_KiB"] = c.terminal_bytes / 1024.0;
 }
 

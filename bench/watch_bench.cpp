@@ -52,9 +52,7 @@ void BM_IdleCost(benchmark::State& state) {
     for (const auto& e : std::filesystem::directory_iterator(g_tmp + "/captures"))
       captures += e.path().extension() == ".capture";
   state.counters["captures"] = static_cast<double>(captures);
-  state.counters["cores"] = c.cpu_s / c.wall_s;
-  state.counters["cpu_s"] = c.cpu_s;
-  state.counters["rss_MiB"] = c.max_rss_mib;
+  hangscope::bench::report_cost(state, c);
 }
 
 // Record and watch alternate at each population, so that the load of the machine falls
