@@ -125,11 +125,12 @@ static __always_inline int in_range(__u64 ip, __u64 start, __u64 end) {
   return ip >= start && ip < end;
 }
 
-/* Frames unwound to decide a sleeping task's watch: its innermost frame outside the
- * scheduler and locking code is within the first few (__schedule, schedule, maybe
- * schedule_timeout, then the wait), and an unwind costs by the frame, so a task that
- * woke since the last look is not unwound whole to learn that it waits elsewhere. */
-#define WATCH_PROBE_FRAMES 4
+/* Frames unwound to decide a sleeping task's watch. A blocked task's stack starts past
+ * the switch (__schedule and schedule are not in it), so its innermost frame outside
+ * the scheduler and locking code is the first or, behind schedule_timeout or a lock's
+ * slow path, the second; an unwind costs by the frame, so a task that woke since the
+ * last look is not unwound whole to learn that it waits elsewhere. */
+#define WATCH_PROBE_FRAMES 2
 #define WATCH_UNDECIDED 0xff
 
 /* 1 + the index of the wait function that is the task's innermost frame outside the
