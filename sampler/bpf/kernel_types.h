@@ -11,6 +11,11 @@
 
 struct seq_file;
 
+/* CONFIG_SCHED_INFO (what /proc/<pid>/schedstat prints); may be absent. */
+struct sched_info {
+  unsigned long long last_arrival; /* rq clock of the task's last start on a CPU */
+};
+
 struct task_struct {
   unsigned int __state;
   unsigned int flags;
@@ -22,6 +27,7 @@ struct task_struct {
   unsigned long nivcsw;
   __u64 start_time;
   char comm[16];
+  struct sched_info sched_info;
 };
 
 /* Before 5.14 the state was a long named `state`. */

@@ -35,6 +35,16 @@ __u64 pass = 0;
 __u32 s_scan = 0;
 __u32 n_followed = 0;
 __u32 followed[HS_MAX_FOLLOWED] = {};
+/* Whether `followed` holds every task found in a listed wait at the last pass (it has
+ * room for HS_MAX_FOLLOWED). Only then may an S scan pass over the tasks that have not
+ * run since the scan before: they sleep where that scan found them, outside the
+ * listed waits, or they would be followed. */
+__u32 followed_all = 0;
+/* The scheduler clock (rq_clock, what sched_info.last_arrival is in) at this S scan and
+ * at the one before, read from the reading thread's own last arrival on its CPU (a
+ * little before the scan, which only makes the test below the safer); the pass that
+ * read them, so that a pass read again (ring overflow) keeps them. */
+__u64 s_scan_pass = 0, s_scan_clock = 0, prev_s_scan_clock = 0;
 /* The FUSE daemons of mounts with waiters (RoundTable::fuse_daemons), by tgid: their
  * threads are kept whatever their state and -p. */
 __u32 n_daemons = 0;
@@ -115,11 +125,21 @@ static __always_inline int in_range(__u64 ip, __u64 start, __u64 end) {
   return ip >= start && ip < end;
 }
 
+/* Frames unwound to decide a sleeping task's watch. A blocked task's stack starts past
+ * the switch (__schedule and schedule are not in it), so its innermost frame outside
+ * the scheduler and locking code is the first or, behind schedule_timeout or a lock's
+ * slow path, the second; an unwind costs by the frame, so a task that woke since the
+ * last look is not unwound whole to learn that it waits elsewhere. */
+#define WATCH_PROBE_FRAMES 2
+#define WATCH_UNDECIDED 0xff
+
 /* 1 + the index of the wait function that is the task's innermost frame outside the
- * scheduler and locking code (what /proc/<pid>/wchan names), or 0. */
-static __always_inline __u32 watched_wait(const __u64 *ips, long frames) {
+ * scheduler and locking code (what /proc/<pid>/wchan names), 0 if that frame is no
+ * listed wait, or WATCH_UNDECIDED if the `frames` given hold no such frame and were cut
+ * at `limit`. */
+static __always_inline __u32 watched_wait(const __u64 *ips, long frames, long limit) {
   for (int i = 0; i < HS_MAX_FRAMES; ++i) {
-    if (i >= frames) return 0;
+    if (i >= frames) return frames >= limit ? WATCH_UNDECIDED : 0;
     __u64 ip = ips[i];
     if (in_range(ip, sched_text.start, sched_text.end) ||
         in_range(ip, lock_text.start, lock_text.end))
@@ -131,6 +151,30 @@ static __always_inline __u32 watched_wait(const __u64 *ips, long frames) {
     return 0;
   }
   return 0;
+}
+
+/* Clocks of two CPUs may differ by about a tick where the TSC is not stable. */
+#define CLOCK_SKEW_NS (10 * 1000 * 1000ULL)
+
+/* Called on an S scan's first look: moves the clock of the last scan to prev. */
+static __always_inline void start_s_scan(void) {
+  if (s_scan_pass == pass) return;
+  s_scan_pass = pass;
+  prev_s_scan_clock = s_scan_clock;
+  s_scan_clock = 0;
+  if (bpf_core_field_exists(((struct task_struct *)0)->sched_info.last_arrival))
+    s_scan_clock = bpf_get_current_task_btf()->sched_info.last_arrival;
+}
+
+/* Whether the task has not been on a CPU since before the last S scan: then it is in
+ * the sleep that scan saw, in the same wait (only running changes a stack). Reads one
+ * cache line (sched_info), against four for the task's storage and switch counts, and
+ * spares the unwind of every task that slept through. */
+static __always_inline int slept_through_last_s_scan(struct task_struct *task) {
+  if (!followed_all || prev_s_scan_clock <= CLOCK_SKEW_NS ||
+      !bpf_core_field_exists(task->sched_info.last_arrival))
+    return 0;
+  return task->sched_info.last_arrival + CLOCK_SKEW_NS < prev_s_scan_clock;
 }
 
 static __always_inline int is_followed(__u32 tid) {
@@ -168,31 +212,44 @@ static __always_inline __u32 look_at(struct task_struct *task, struct scratch *s
   if (state == 0) ++tasks_running;
   if (state == 2) ++tasks_uninterruptible;
   const int kept = daemon || ((state_mask >> state) & 1);
+  /* pid is on a cache line of its own, one the walk does not need: read only where a
+   * task is followed. */
+  const int watchable = !kept && state == 1 && n_waits > 0; /* asleep, and a watch is on */
+  const int followed_task = watchable && n_followed && is_followed((__u32)task->pid);
+  if (watchable && s_scan) start_s_scan();
   const int may_watch =
-      !kept && state == 1 && n_waits > 0 && (s_scan || is_followed((__u32)task->pid));
+      followed_task || (watchable && s_scan && !slept_through_last_s_scan(task));
   if (!kept && !may_watch) return 0;
 
   const __u64 switches = task->nvcsw + task->nivcsw;
-  struct seen *seen = bpf_task_storage_get(&seen_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
   long stack_bytes = -1; /* not taken yet */
   __u32 watch = 0;
 
   if (may_watch) {
-    if (seen && seen->watch_known && seen->watch_switches == switches) {
-      watch = seen->watch; /* it has not run: still in the same wait */
+    /* Only a followed task can have a watch decided at its switch count: look its
+     * storage up, without making one for every sleeper that is looked at. */
+    struct seen *before = followed_task ? bpf_task_storage_get(&seen_tasks, task, 0, 0) : 0;
+    if (before && before->watch_known && before->watch_switches == switches) {
+      watch = before->watch; /* it has not run: still in the same wait */
     } else {
-      stack_bytes = bpf_get_task_stack(task, s->ips, sizeof(s->ips), 0);
-      watch = stack_bytes > 0 ? watched_wait(s->ips, stack_bytes / 8) : 0;
-      if (seen) {
-        seen->watch = watch;
-        seen->watch_switches = switches;
-        seen->watch_known = 1;
+      long probe = bpf_get_task_stack(task, s->ips, WATCH_PROBE_FRAMES * sizeof(__u64), 0);
+      watch = probe > 0 ? watched_wait(s->ips, probe / 8, WATCH_PROBE_FRAMES) : 0;
+      if (watch == WATCH_UNDECIDED) {
+        stack_bytes = bpf_get_task_stack(task, s->ips, sizeof(s->ips), 0);
+        watch = stack_bytes > 0 ? watched_wait(s->ips, stack_bytes / 8, HS_MAX_FRAMES + 1) : 0;
       }
     }
     if (!watch) {
-      if (seen) seen->stack_pass = 0;
+      if (before) before->stack_pass = 0;
       return 0;
     }
+  }
+
+  struct seen *seen = bpf_task_storage_get(&seen_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (seen && may_watch) {
+    seen->watch = watch;
+    seen->watch_switches = switches;
+    seen->watch_known = 1;
   }
 
   struct hs_task_record *r = &s->rec;

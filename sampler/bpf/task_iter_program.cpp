@@ -199,8 +199,10 @@ std::string_view TaskIterProgram::run(const TaskIterPass& pass, TaskIterCounts& 
   static const std::vector<uint32_t> kNoTids;
   const std::vector<uint32_t>& followed = pass.followed ? *pass.followed : kNoTids;
   bss->pass = pass.pass;
-  bss->s_scan = pass.s_scan || followed.size() > HS_MAX_FOLLOWED;
-  bss->n_followed = bss->s_scan ? 0 : static_cast<uint32_t>(followed.size());
+  // More followed tasks than the program has room for: every sleeper is looked at.
+  bss->followed_all = followed.size() <= HS_MAX_FOLLOWED;
+  bss->s_scan = pass.s_scan || !bss->followed_all;
+  bss->n_followed = bss->followed_all ? static_cast<uint32_t>(followed.size()) : 0;
   for (uint32_t i = 0; i < bss->n_followed; ++i) bss->followed[i] = followed[i];
   bss->n_daemons = 0;
   if (pass.daemons)

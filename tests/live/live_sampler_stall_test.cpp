@@ -168,6 +168,44 @@ TEST_P(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
   EXPECT_EQ(per_task[mmap_writer], 10);
 }
 
+// S scans one after another, with more tasks in a listed wait than the BPF program
+// follows between scans (HS_MAX_FOLLOWED, 64), and with fewer: each reader, asleep in
+// its wait all along (it never runs), is recorded in every round. The BPF source passes
+// over sleepers that did not run since the scan before only when every watched task is
+// followed; past the limit, every sleeper is looked at again.
+TEST_P(LiveSamplerStall, WatchedSleepersThatNeverRunAreRecordedInEveryRound) {
+  if (auto why = source_missing(GetParam()); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
+  TempDir tmp;
+  StalledFuse fs(STALLFS_BIN);
+  fs.stall();
+  std::vector<pid_t> readers;
+  for (int i = 0; i < 70; ++i) readers.push_back(fs.start_reader());
+  for (pid_t reader : readers) ASSERT_TRUE(StalledFuse::wait_until_waiting(reader)) << reader;
+  for (size_t n : {size_t{70}, size_t{8}}) {
+    SCOPED_TRACE(std::to_string(n) + " readers");
+    std::string out = tmp.file("fuse-" + std::to_string(n) + ".capture");
+    std::string pids;
+    for (size_t i = 0; i < n; ++i) pids += (i ? "," : "") + std::to_string(readers[i]);
+    // An S scan every third round or so: 12 rounds hold about four.
+    RunResult r = run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "12", "-i", "20",
+                       "--s-interval", "0.05", "-p", pids, "-o", out});
+    ASSERT_EQ(r.status, 0) << r.err;
+    Capture c;
+    read_input(out, "", c);
+    std::map<pid_t, int> rounds;
+    for (const TaskSample& s : c.samples)
+      if (s.pid != fs.daemon_pid()) {
+        EXPECT_EQ(s.state, 'S');
+        EXPECT_TRUE(s.flags & kWatchedWait) << s.tid;
+        ++rounds[s.pid];
+      }
+    ASSERT_EQ(rounds.size(), n);
+    for (size_t i = 0; i < n; ++i) EXPECT_EQ(rounds[readers[i]], 12) << readers[i];
+  }
+}
+
 TEST_P(LiveSamplerStall, SleepingFuseReadersAreRecordedForTheirWait) {
   if (auto why = source_missing(GetParam()); !why.empty()) HANGSCOPE_SKIP() << why;
   if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
