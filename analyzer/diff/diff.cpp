@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <iterator>
 #include <limits>
 #include <set>
 #include <unordered_map>
@@ -172,7 +173,8 @@ class DiffBuilder {
           break;
       }
     }
-    correct(r_.groups, resamples, true);
+    for (DiffRow& row : r_.groups) row.spinning = spin_groups_.count(row.key) != 0;
+    correct_by_family(r_.groups, resamples);
     correct(r_.subsystems, resamples, true);
     correct(r_.stacks, resamples, false);
     for (auto* rows : {&r_.groups, &r_.subsystems, &r_.stacks}) {
@@ -231,6 +233,7 @@ class DiffBuilder {
       if (k[0] != dd::kNoKey) continue;
       const WaitGroup& g = cls.groups[cls.group(s.stack)];
       k[0] = key(Family::group, g.name, g.name, g.subsystem);
+      if (on_cpu_ && cls.spins(s.stack)) spin_groups_.insert(g.name);
       k[1] = key(Family::subsystem, "subsystem:" + g.subsystem, "", g.subsystem);
       std::vector<std::string> frames = common_frames(c.stacks, s.stack);
       k[2] = key(Family::stack, g.name + "|" + join(frames, ';'), g.name, g.subsystem);
@@ -316,6 +319,16 @@ class DiffBuilder {
       else
         row.change = row.delta > 0 ? Change::grew : Change::shrank;
     }
+  }
+
+  // Groups: the spin groups corrected apart from the others (DiffRow::spinning).
+  void correct_by_family(std::vector<DiffRow>& rows, const dd::Resamples& resamples) {
+    std::vector<DiffRow> spin, rest;
+    for (DiffRow& row : rows) (row.spinning ? spin : rest).push_back(std::move(row));
+    correct(spin, resamples, true);
+    correct(rest, resamples, true);
+    rows = std::move(rest);
+    std::move(spin.begin(), spin.end(), std::back_inserter(rows));
   }
 
   // Regressions by the growth the noise cannot explain (the corrected lower bound),
@@ -418,6 +431,7 @@ class DiffBuilder {
   std::vector<bool> family_seen_;
   std::unordered_map<std::string, Top> top_base_, top_target_;
   std::unordered_map<std::string, WaitGroup> titles_;
+  std::set<std::string> spin_groups_;  // on-CPU groups some sample of which spins
 };
 
 }  // namespace

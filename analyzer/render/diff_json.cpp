@@ -39,6 +39,7 @@ json rows(const std::vector<DiffRow>& rs) {
     if (!r.group.empty()) o["group"] = r.group;
     if (!r.subsystem.empty()) o["subsystem"] = r.subsystem;
     if (!r.frames.empty()) o["frames"] = r.frames;
+    if (r.spinning) o["spinning"] = true;
     a.push_back(std::move(o));
   }
   return a;

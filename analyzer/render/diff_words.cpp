@@ -139,13 +139,28 @@ std::vector<std::string> basis_lines(const DiffResult& d) {
       percent(d.confidence), d.resamples));
   lines.push_back("  base: " + draws_words(d.base));
   lines.push_back("  target: " + draws_words(d.target));
+  const size_t spin = static_cast<size_t>(
+      std::count_if(d.groups.begin(), d.groups.end(), [](const DiffRow& r) { return r.spinning; }));
+  const size_t family = spin && spin < d.groups.size() ? d.groups.size() - spin : d.groups.size();
+  const std::string groups =
+      family == d.groups.size()
+          ? fmt::format("the {} wait groups", d.groups.size())
+          : fmt::format("the {} groups spinning for locks, and apart from them the {} other wait "
+                        "groups,",
+                        spin, family);
+  const std::string holm =
+      family == d.groups.size()
+          ? fmt::format("Holm: the smallest p-value is held to {}/{}, the next to {}/{}, ...",
+                        percent(1 - d.confidence), family, percent(1 - d.confidence),
+                        family > 1 ? family - 1 : 1)
+          : fmt::format("Holm within each family: of n, the smallest p-value is held to {}/n, "
+                        "the next to {}/(n-1), ...",
+                        percent(1 - d.confidence), percent(1 - d.confidence));
   lines.push_back(fmt::format(
-      "corrected for the {} wait groups and {} subsystems compared at once (Holm: the smallest "
-      "p-value is held to {}/{}, the next to {}/{}, ...); each interval is at its group's level, "
-      "and a group is flagged only when it excludes zero; stack rows show plain {} intervals",
-      d.groups.size(), d.subsystems.size(), percent(1 - d.confidence), d.groups.size(),
-      percent(1 - d.confidence), d.groups.size() > 1 ? d.groups.size() - 1 : 1,
-      percent(d.confidence)));
+      "corrected for {} and {} subsystems compared at once ({}); each interval is at its group's "
+      "level, and a group is flagged only when it excludes zero; stack rows show plain {} "
+      "intervals",
+      groups, d.subsystems.size(), holm, percent(d.confidence)));
   if (draws_samples(d.base) || draws_samples(d.target))
     lines.push_back(
         "samples close in time are not independent (a task blocked now is likely blocked a "

@@ -59,6 +59,10 @@ struct DiffRow {
   Change change = Change::unchanged;
   // For stacks: the frames of the target's (or base's) stack, root first.
   std::vector<std::string> frames;
+  // On-CPU groups: CPU spent spinning for a lock (Classification::spins). The spin
+  // groups are a family of their own for the correction: whether lock spinning changed
+  // is the question asked of them, not one of the hundreds of plain profile groups.
+  bool spinning = false;
 };
 
 // Where the target's stacks of a regressed group part from the base's.
