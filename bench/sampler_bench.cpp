@@ -10,7 +10,8 @@
 // Two kinds of figures:
 //   - per pass: CPU time of the whole process per pass, and per thread present;
 //   - at a rate: a real run at 100 Hz (1,000 threads) and 10 Hz (5,000 threads) for a
-//     few seconds, and the CPU it took per second of sampling (1.0 = one core).
+//     few seconds (100 rounds at least), and the CPU it took per second of sampling
+//     (1.0 = one core).
 // CPU is this process's (getrusage), so the sampler's scan and reader threads count and
 // the population's own wake-ups (another process) do not.
 //
@@ -26,6 +27,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstring>
@@ -222,7 +224,8 @@ class SteadyCost final : public RoundSink {
 void at_rate(benchmark::State& state, bool hangscope, TaskSourceKind source) {
   const int hz = static_cast<int>(state.range(2));
   setup(state);
-  const double seconds = 3;
+  // At least 100 rounds: at 10 Hz, ten S scans (one a second) in the steady window.
+  const double seconds = std::max(3.0, 100.0 / hz);
   for (auto _ : state) {
     uint64_t rounds = 0, late = 0;
     double cpu0 = cpu_seconds(), wall0 = wall_seconds();
