@@ -74,11 +74,9 @@ void add_rules_options(CLI::App& cmd, RulesOptions& opts) {
 }
 
 void add_input_options(CLI::App& cmd, InputOptions& opts) {
-  std::vector<std::string> names;
-  for (const Reader* r : readers()) names.emplace_back(r->name());
   cmd.add_option("--input-format", opts.format,
                  "Read the inputs as this format instead of detecting it")
-      ->check(CLI::IsMember(names))
+      ->check(CLI::IsMember(reader_names()))
       ->group("Inputs");
   cmd.add_flag("--keep-unreliable", opts.keep_unreliable,
                "Keep the frames a kernel trace marks unreliable ('? '): by default they are "

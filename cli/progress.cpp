@@ -8,7 +8,6 @@
 
 #include "hangscope/classify.hpp"
 #include "hangscope/frame_text.hpp"
-#include "hangscope/stack_table.hpp"
 
 namespace hangscope::cli {
 
@@ -23,31 +22,29 @@ int64_t now_ns() {
 Progress::Progress(const RuleSet& rules) : rules_(rules), enabled_(isatty(2) == 1) {}
 Progress::~Progress() { done(); }
 
-const std::string& Progress::group_of(std::string_view stack_text) {
-  auto it = groups_.find(std::string(stack_text));
-  if (it != groups_.end()) return it->second;
-  if (groups_.size() > 10'000) groups_.clear();  // bounded over long runs
-  // Classified with the report's own rules, one distinct stack at a time.
-  StackTable table;
-  std::vector<FrameId> frames;
-  size_t pos = 0;
-  while (pos < stack_text.size()) {
-    size_t nl = stack_text.find('\n', pos);
-    if (nl == std::string_view::npos) nl = stack_text.size();
-    FrameText ft;
-    if (parse_kernel_frame(strip_address_prefix(stack_text.substr(pos, nl - pos)), ft))
-      frames.push_back(table.intern_frame(ft.function, ft.module));
-    pos = nl + 1;
-  }
-  StackId id = table.intern_stack(frames);
-  Classification cls = classify(table, rules_);
-  return groups_.emplace(std::string(stack_text), cls.groups[cls.group(id)].name).first->second;
+StackId Progress::stack_of(std::string_view stack_text) {
+  auto [it, added] = parsed_.try_emplace(std::string(stack_text), 0);
+  if (added) it->second = intern_stack_text(stacks_, stack_text, frames_);
+  return it->second;
 }
 
 std::string Progress::line(const RoundStats& r) {
-  std::map<std::string, uint32_t> by_group;
-  for (const auto& [stack, n] : r.stacks) by_group[group_of(stack)] += n;
-  std::string top;
+  if (parsed_.size() > 10'000) {  // bounded over long runs
+    parsed_.clear();
+    stacks_ = StackTable();
+    classified_ = 0;
+  }
+  std::vector<std::pair<StackId, uint32_t>> round;
+  for (const auto& [stack, n] : r.stacks) round.emplace_back(stack_of(stack), n);
+  // The report's classifier and rules on the stacks as the capture reader parses them,
+  // again only when the round brought stacks not classified yet (as watch's window).
+  if (stacks_.stack_count() != classified_) {
+    cls_ = classify(stacks_, rules_);
+    classified_ = stacks_.stack_count();
+  }
+  std::map<std::string_view, uint32_t> by_group;
+  for (const auto& [id, n] : round) by_group[cls_.groups[cls_.group(id)].name] += n;
+  std::string_view top;
   uint32_t top_n = 0;
   for (const auto& [g, n] : by_group) {
     if (n > top_n) {

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "hangscope/classify.hpp"
 #include "hangscope/sampler.hpp"
+#include "hangscope/stack_table.hpp"
 
 namespace hangscope::cli {
 
@@ -22,13 +24,17 @@ class Progress {
   std::string line(const RoundStats& r);
 
  private:
-  const std::string& group_of(std::string_view stack_text);
+  StackId stack_of(std::string_view stack_text);
 
   const RuleSet& rules_;  // the report's: the group named is the one the report shows
   bool enabled_;
   bool shown_ = false;
   int64_t last_draw_ns_ = 0;
-  std::unordered_map<std::string, std::string> groups_;  // stack text -> wait group
+  StackTable stacks_;
+  std::unordered_map<std::string, StackId> parsed_;  // stack text -> its stack
+  std::vector<FrameId> frames_;                      // scratch
+  Classification cls_;
+  size_t classified_ = 0;  // stacks of stacks_ that cls_ has classified
 };
 
 }  // namespace hangscope::cli

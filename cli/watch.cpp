@@ -1,19 +1,20 @@
 // hangscope watch: the flight recorder. Samples like record, cheaply, keeps the last
 // window in memory, and writes a capture when a trigger fires (docs/watch.md).
+#include "hangscope/watch.hpp"
+
 #include <fmt/format.h>
 
 #include <atomic>
 #include <cerrno>
-#include <charconv>
 #include <csignal>
 #include <memory>
 #include <optional>
 #include <system_error>
 
 #include "commands.hpp"
-#include "hangscope/watch.hpp"
 #include "hangscope/kmsg_reader.hpp"
 #include "hangscope/metrics_server.hpp"
+#include "hangscope/text.hpp"
 #include "output.hpp"
 #include "stop_signals.hpp"
 
@@ -40,8 +41,7 @@ std::optional<double> threshold(const std::string& option, const std::string& te
                                 const char* unit, bool& ok) {
   if (text == "off") return std::nullopt;
   double v = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || end != text.data() + text.size() || v < 0) {
+  if (!text::whole_number(text, v) || v < 0) {
     print_error(fmt::format("{} '{}': expected a number of {} or off", option, text, unit));
     ok = false;
   }

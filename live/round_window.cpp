@@ -34,21 +34,7 @@ void RoundWindow::begin_round(uint32_t index, int64_t time_ns, bool late) {
 StrId RoundWindow::intern_stack_text(std::string_view text, StackId& parsed) {
   StrId id = stacks_.strings().intern(text);
   auto [it, added] = parsed_.try_emplace(id, 0);
-  if (added) {
-    // Kernel frames as /proc printed them, then any user frames: as the capture reader
-    // parses a stack, so that the window classifies as the report of its capture does.
-    frames_.clear();
-    size_t pos = 0;
-    while (pos < text.size()) {
-      size_t nl = text.find('\n', pos);
-      if (nl == std::string_view::npos) nl = text.size();
-      FrameText ft;
-      if (parse_frame_text(text.substr(pos, nl - pos), ft))
-        frames_.push_back(stacks_.intern_frame(ft.function, ft.module, ft.kind, ft.flags));
-      pos = nl + 1;
-    }
-    it->second = stacks_.intern_stack(frames_);
-  }
+  if (added) it->second = hangscope::intern_stack_text(stacks_, text, frames_);
   parsed = it->second;
   return id;
 }

@@ -49,14 +49,15 @@ std::vector<std::string> frames_of(const StackTable& stacks, StackId id, size_t 
 
 // The chain a group is on, from its node on: the first (heaviest) chain through a node
 // of that group, on `device` when the group has one there.
-std::string chain_of(const Analysis& a, const std::string& group, const std::string& device) {
+std::string chain_of(const Report& r, const std::string& group, const std::string& device) {
+  const Analysis& a = r.analysis;
   const WaitGraph& g = a.graph;
   for (const Chain& c : g.chains) {
     for (size_t i = 0; i < c.nodes.size(); ++i) {
       const GraphNode& n = g.nodes[c.nodes[i]];
       if (n.kind != NodeKind::group || a.classification.groups[n.group].name != group) continue;
       if (!device.empty() && !n.device.empty() && n.device != device) continue;
-      return chain_words(g, c, i);
+      return chain_words(r, c, i);
     }
   }
   return {};
@@ -146,7 +147,7 @@ TopFrame TopModel::frame(const RoundWindow& w) {
     row.stack = frames_of(w.stacks(), most(s.stacks), s_.max_stack_frames);
     for (size_t b = 0; b < buckets; ++b)
       row.spark.push_back(bucket_rounds[b] ? double(s.per_bucket[b]) / bucket_rounds[b] : 0);
-    row.chain = chain_of(analysis, row.name, row.device);
+    row.chain = chain_of(Report{capture, analysis}, row.name, row.device);
     f.groups.push_back(std::move(row));
   }
 

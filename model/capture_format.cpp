@@ -1,6 +1,6 @@
 #include "hangscope/capture_format.hpp"
 
-#include <charconv>
+#include "hangscope/text.hpp"
 
 namespace hangscope::capture_format {
 
@@ -68,12 +68,6 @@ namespace {
 
 constexpr std::string_view kFuseKey = "fuse.";
 
-template <typename T>
-bool whole(std::string_view s, T& out) {
-  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && end == s.data() + s.size() && !s.empty();
-}
-
 }  // namespace
 
 std::pair<std::string, std::string> fuse_daemon_field(const FuseDaemonField& d) {
@@ -94,10 +88,12 @@ std::pair<std::string, std::string> fuse_daemon_field(const FuseDaemonField& d) 
 
 bool parse_fuse_daemon_field(std::string_view key, std::string_view value, FuseDaemonField& out) {
   if (key.starts_with("end.")) key.remove_prefix(4);
-  if (!key.starts_with(kFuseKey) || !whole(key.substr(kFuseKey.size()), out.connection))
+  if (!key.starts_with(kFuseKey) ||
+      !text::whole_number(key.substr(kFuseKey.size()), out.connection))
     return false;
   const size_t comma = value.find(',');
-  if (comma == std::string_view::npos || !whole(value.substr(0, comma), out.pid) || out.pid <= 0)
+  if (comma == std::string_view::npos || !text::whole_number(value.substr(0, comma), out.pid) ||
+      out.pid <= 0)
     return false;
   out.mount_point = unescape(value.substr(comma + 1));
   return !out.mount_point.empty();

@@ -1,7 +1,9 @@
 #include "hangscope/frame_text.hpp"
-#include "hangscope/wait_channel_stack.hpp"
 
 #include <array>
+
+#include "hangscope/text.hpp"
+#include "hangscope/wait_channel_stack.hpp"
 
 namespace hangscope {
 
@@ -152,6 +154,17 @@ bool parse_frame_text(std::string_view text, FrameText& out) {
   if (text.starts_with(kUserFramePrefix)) return parse_user_frame(text, out);
   out = FrameText{};
   return parse_kernel_frame(strip_address_prefix(text), out);
+}
+
+StackId intern_stack_text(StackTable& stacks, std::string_view stack_text,
+                          std::vector<FrameId>& frames) {
+  frames.clear();
+  for (std::string_view line : text::Lines(stack_text)) {
+    FrameText ft;
+    if (parse_frame_text(line, ft))
+      frames.push_back(stacks.intern_frame(ft.function, ft.module, ft.kind, ft.flags));
+  }
+  return stacks.intern_stack(frames);
 }
 
 StackId wait_channel_stack(StackTable& stacks, std::string_view wchan) {

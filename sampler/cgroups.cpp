@@ -3,6 +3,8 @@
 #include <array>
 #include <vector>
 
+#include "hangscope/text.hpp"
+
 namespace hangscope::sampler {
 
 namespace {
@@ -40,12 +42,7 @@ bool in_cgroup(std::string_view cgroup, std::string_view selected) {
 
 std::string cgroup_path(std::string_view file) {
   std::string first_v1;
-  size_t pos = 0;
-  while (pos < file.size()) {
-    size_t nl = file.find('\n', pos);
-    if (nl == std::string_view::npos) nl = file.size();
-    std::string_view line = file.substr(pos, nl - pos);
-    pos = nl + 1;
+  for (std::string_view line : text::Lines(file)) {
     // hierarchy-id:controllers:path
     size_t c1 = line.find(':');
     size_t c2 = c1 == std::string_view::npos ? c1 : line.find(':', c1 + 1);

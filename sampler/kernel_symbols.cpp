@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "hangscope/text.hpp"
 #include "system_info.hpp"
 
 namespace hangscope::sampler {
@@ -20,11 +21,7 @@ bool printed_as_module(std::string_view module) {
 
 KernelSymbols::KernelSymbols(std::string text)
     : text_(std::make_unique<const std::string>(std::move(text))) {
-  std::string_view all(*text_);
-  while (!all.empty()) {
-    size_t nl = all.find('\n');
-    std::string_view line = all.substr(0, nl);
-    all = nl == std::string_view::npos ? std::string_view() : all.substr(nl + 1);
+  for (std::string_view line : text::Lines(*text_)) {
     // "ffffffff81000000 T _text" or "ffffffffc0201000 t name\t[module]"
     uint64_t addr = 0;
     auto [p, ec] = std::from_chars(line.data(), line.data() + line.size(), addr, 16);

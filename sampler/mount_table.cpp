@@ -2,9 +2,9 @@
 
 #include <unistd.h>
 
-#include <charconv>
 #include <ctime>
 
+#include "hangscope/text.hpp"
 #include "system_info.hpp"
 
 namespace hangscope::sampler {
@@ -39,12 +39,6 @@ std::vector<std::string_view> split(std::string_view s, char sep) {
   return out;
 }
 
-template <typename T>
-bool number(std::string_view s, T& out) {
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && ptr == s.data() + s.size() && !s.empty();
-}
-
 bool under(std::string_view path, std::string_view mount_point) {
   if (mount_point == "/") return path.starts_with('/');
   return path.starts_with(mount_point) &&
@@ -58,7 +52,7 @@ int64_t now_ns() { return monotonic_ns(); }
 std::vector<MountEntry> parse_mountinfo(std::string_view text) {
   // 36 35 98:0 /mnt1 /mnt/parent rw,noatime master:1 - ext3 /dev/root rw,errors=continue
   std::vector<MountEntry> out;
-  for (std::string_view line : split(text, '\n')) {
+  for (std::string_view line : text::Lines(text)) {
     if (line.empty()) continue;
     std::vector<std::string_view> f = split(line, ' ');
     size_t dash = 6;
@@ -66,8 +60,9 @@ std::vector<MountEntry> parse_mountinfo(std::string_view text) {
     if (f.size() < 6 || dash + 2 >= f.size()) continue;
     MountEntry m;
     size_t colon = f[2].find(':');
-    if (!number(f[0], m.id) || !number(f[1], m.parent) || colon == std::string_view::npos ||
-        !number(f[2].substr(0, colon), m.major) || !number(f[2].substr(colon + 1), m.minor))
+    if (!text::whole_number(f[0], m.id) || !text::whole_number(f[1], m.parent) ||
+        colon == std::string_view::npos || !text::whole_number(f[2].substr(0, colon), m.major) ||
+        !text::whole_number(f[2].substr(colon + 1), m.minor))
       continue;
     m.root = unescape_octal(f[3]);
     m.mount_point = unescape_octal(f[4]);

@@ -3,27 +3,20 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <cstdlib>
+#include "hangscope/text.hpp"
 
 namespace hangscope::sampler {
 
 namespace {
 
-float avg10(std::string_view text, std::string_view kind) {
-  size_t line = 0;
-  while (line < text.size()) {
-    size_t nl = text.find('\n', line);
-    if (nl == std::string_view::npos) nl = text.size();
-    std::string_view l = text.substr(line, nl - line);
+float avg10(std::string_view file, std::string_view kind) {
+  for (std::string_view l : text::Lines(file)) {
     if (l.starts_with(kind) && l.size() > kind.size() && l[kind.size()] == ' ') {
       size_t at = l.find("avg10=");
       if (at == std::string_view::npos) return -1;
-      std::string value(l.substr(at + 6, l.find(' ', at) - at - 6));
-      char* end = nullptr;
-      float v = std::strtof(value.c_str(), &end);
-      return end && *end == '\0' && !value.empty() ? v : -1;
+      float v = 0;
+      return text::whole_number(l.substr(at + 6, l.find(' ', at) - at - 6), v) ? v : -1;
     }
-    line = nl + 1;
   }
   return -1;
 }

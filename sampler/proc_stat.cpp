@@ -1,6 +1,6 @@
 #include "proc_stat.hpp"
 
-#include <charconv>
+#include "hangscope/text.hpp"
 
 namespace hangscope {
 
@@ -13,12 +13,6 @@ std::string_view next_field(std::string_view& rest) {
   std::string_view field = rest.substr(0, end);
   rest.remove_prefix(end == std::string_view::npos ? rest.size() : end);
   return field;
-}
-
-template <typename T>
-bool to_number(std::string_view s, T& out) {
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && ptr == s.data() + s.size();
 }
 
 }  // namespace
@@ -35,12 +29,12 @@ std::optional<ProcStat> parse_proc_stat(std::string_view text) {
   std::string_view state = next_field(rest);
   if (state.size() != 1) return std::nullopt;
   st.state = state[0];
-  if (!to_number(next_field(rest), st.ppid)) return std::nullopt;
+  if (!text::whole_number(next_field(rest), st.ppid)) return std::nullopt;
   for (int field = 5; field <= 8; ++field) next_field(rest);
-  if (!to_number(next_field(rest), st.flags)) return std::nullopt;
+  if (!text::whole_number(next_field(rest), st.flags)) return std::nullopt;
   for (int field = 10; field <= 21; ++field) next_field(rest);
   std::string_view start = next_field(rest);
-  if (!start.empty() && !to_number(start, st.start_time)) return std::nullopt;
+  if (!start.empty() && !text::whole_number(start, st.start_time)) return std::nullopt;
   return st;
 }
 

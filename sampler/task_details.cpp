@@ -3,12 +3,12 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 #include <ctime>
 
 #include "cgroups.hpp"
 #include "fuse_daemons.hpp"
+#include "hangscope/text.hpp"
 #include "system_info.hpp"
 
 namespace hangscope::sampler {
@@ -33,13 +33,9 @@ void keep_frames(std::string& stack, size_t max_frames) {
 }
 
 uint64_t field_after(std::string_view text, std::string_view key, bool& found) {
-  size_t at = text.find(key);
-  if (at == std::string_view::npos) return 0;
-  at += key.size();
-  while (at < text.size() && (text[at] == '\t' || text[at] == ' ')) ++at;
   uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(text.data() + at, text.data() + text.size(), v);
-  found = ec == std::errc();
+  const std::optional<std::string_view> value = text::keyed_line(text, key);
+  found = value && text::whole_number(text::trim_right(*value), v);
   return v;
 }
 
@@ -59,25 +55,19 @@ void read_fuse_detail(TaskDetails& out) {
 
 bool parse_switches(std::string_view status, uint64_t& voluntary, uint64_t& involuntary) {
   bool a = false, b = false;
-  voluntary = field_after(status, "\nvoluntary_ctxt_switches:", a);
-  involuntary = field_after(status, "\nnonvoluntary_ctxt_switches:", b);
+  voluntary = field_after(status, "voluntary_ctxt_switches:", a);
+  involuntary = field_after(status, "nonvoluntary_ctxt_switches:", b);
   return a && b;
 }
 
 void parse_status(std::string_view text, TaskDetails& out) {
-  auto value = [&](std::string_view key) -> std::string_view {
-    size_t at = text.starts_with(key) ? 0 : text.find("\n" + std::string(key));
-    if (at == std::string_view::npos) return {};
-    at += (text[at] == '\n') + key.size();
-    while (at < text.size() && (text[at] == '\t' || text[at] == ' ')) ++at;
-    size_t nl = text.find('\n', at);
-    return text.substr(at, nl == std::string_view::npos ? text.size() - at : nl - at);
+  auto value = [&](std::string_view key) {
+    return text::keyed_line(text, key).value_or(std::string_view());
   };
   std::string_view state = value("State:");
   if (!state.empty()) out.state = state[0];
   out.name = std::string(value("Name:"));
-  std::string_view ppid = value("PPid:");
-  std::from_chars(ppid.data(), ppid.data() + ppid.size(), out.ppid);
+  if (!text::whole_number(value("PPid:"), out.ppid)) out.ppid = 0;
   out.switches_known = parse_switches(text, out.voluntary, out.involuntary);
 }
 

@@ -9,8 +9,9 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <charconv>
 #include <string_view>
+
+#include "hangscope/text.hpp"
 
 namespace hangscope::sampler {
 
@@ -27,9 +28,7 @@ struct LinuxDirent64 {
 };
 
 bool parse_id(const char* name, int& out) {
-  std::string_view s(name);
-  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && ptr == s.data() + s.size() && out > 0;
+  return text::whole_number(std::string_view(name), out) && out > 0;
 }
 
 // Every numeric entry of an open directory, from its start.

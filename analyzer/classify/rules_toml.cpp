@@ -4,6 +4,7 @@
 // duplicate group. The format is described in docs/rules.md.
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <toml++/toml.h>
 #include <unistd.h>
 
@@ -76,10 +77,8 @@ class Loader {
       bool known = false;
       for (std::string_view a : allowed) known = known || key.str() == a;
       if (known) continue;
-      std::string list;
-      for (std::string_view a : allowed) list += fmt::format("{}{}", list.empty() ? "" : ", ", a);
-      fail(key.source(),
-           fmt::format("unknown key '{}' in {} (expected one of: {})", key.str(), what, list));
+      fail(key.source(), fmt::format("unknown key '{}' in {} (expected one of: {})", key.str(),
+                                     what, fmt::join(allowed, ", ")));
     }
   }
 
@@ -110,12 +109,10 @@ class Loader {
     const toml::node* n = t.get(key);
     if (!n) return std::string(*choices.begin());
     const auto* s = n->as_string();
-    std::string list;
-    for (std::string_view c : choices) list += fmt::format("{}\"{}\"", list.empty() ? "" : ", ", c);
     if (s)
       for (std::string_view c : choices)
         if (s->get() == c) return s->get();
-    fail(n->source(), fmt::format("{} must be one of {}", key, list));
+    fail(n->source(), fmt::format("{} must be one of \"{}\"", key, fmt::join(choices, "\", \"")));
   }
 
   std::vector<std::string> strings(const toml::node& n, std::string_view key) const {

@@ -6,11 +6,11 @@
 // units for an interval to hold its level, the answer is that the inputs cannot decide.
 #include <fnmatch.h>
 
-#include <charconv>
 #include <cmath>
 #include <stdexcept>
 
 #include "diff_internal.hpp"
+#include "hangscope/text.hpp"
 
 namespace hangscope {
 
@@ -23,9 +23,7 @@ GrowthLimit parse_growth_limit(std::string_view text) {
   if (limit.pattern.empty()) throw std::invalid_argument("no wait group before '='");
   if (eq == std::string_view::npos) return limit;
   std::string_view amount = text.substr(eq + 1);
-  auto [end, ec] = std::from_chars(amount.data(), amount.data() + amount.size(), limit.amount);
-  if (ec != std::errc() || end != amount.data() + amount.size() || !std::isfinite(limit.amount) ||
-      limit.amount < 0)
+  if (!text::whole_number(amount, limit.amount) || !std::isfinite(limit.amount) || limit.amount < 0)
     throw std::invalid_argument("the amount after '=' is not a number >= 0: '" +
                                 std::string(amount) + "'");
   return limit;

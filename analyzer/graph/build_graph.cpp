@@ -3,20 +3,6 @@
 
 namespace hangscope {
 
-std::string_view node_kind_name(NodeKind k) {
-  switch (k) {
-    case NodeKind::group:
-      return "group";
-    case NodeKind::device:
-      return "device";
-    case NodeKind::unseen:
-      return "unseen";
-    case NodeKind::task:
-      break;
-  }
-  return "task";
-}
-
 WaitGraph build_graph(const Capture& capture, const Classification& cls, const RuleSet& rules) {
   WaitGraph g;
   graph_impl::Context c(capture, cls, rules, g);

@@ -84,10 +84,9 @@ uint32_t Context::group_node(uint32_t group, uint32_t dev, bool serving, int32_t
     n.group = group;
     n.rule = cls.groups[group].rule;
     n.device = devices[dev];
+    n.per_device = dev != 0;
     n.serving = serving;
-    const Daemon* d = daemon ? this->daemon(daemon) : nullptr;
-    n.label = cls.groups[group].name + (dev ? "@" + devices[dev] : "") +
-              (d ? "@" + d->mount_point : "") + (serving ? " (FUSE daemon)" : "");
+    if (const Daemon* d = daemon ? this->daemon(daemon) : nullptr) n.mount_point = d->mount_point;
     it->second = add_node(std::move(n));
   }
   return it->second;
@@ -99,7 +98,6 @@ uint32_t Context::device_node(uint32_t dev) {
     GraphNode n;
     n.kind = NodeKind::device;
     n.device = devices[dev];
-    n.label = dev ? "block device " + devices[dev] : "block device (unknown)";
     it->second = add_node(std::move(n));
   }
   return it->second;
@@ -112,7 +110,7 @@ uint32_t Context::unseen_node(uint32_t rule, uint32_t dev) {
     n.kind = NodeKind::unseen;
     n.rule = rule;
     n.device = devices[dev];
-    n.label = rules.groups[rule].holder.unseen + (dev ? " @" + devices[dev] : "");
+    n.unseen = rules.groups[rule].holder.unseen;
     it->second = add_node(std::move(n));
   }
   return it->second;
@@ -123,7 +121,6 @@ uint32_t Context::task_node(const TaskKey& key, const TaskExample& task) {
   if (inserted) {
     GraphNode n;
     n.kind = NodeKind::task;
-    n.label = fmt::format("{} ({})", capture.strings().get(task.comm), task.tid);
     n.tasks.push_back({task, 0});
     it->second = add_node(std::move(n));
   }
@@ -190,7 +187,7 @@ std::vector<GraphEdge> EdgeSet::finish() const {
   out.reserve(edges_.size());
   for (const Acc& a : edges_) {
     GraphEdge e = a.edge;
-    for (const std::string& r : a.reasons) e.reason += (e.reason.empty() ? "" : ", ") + r;
+    e.reasons = a.reasons;
     e.holders = a.holders.top(3);
     out.push_back(std::move(e));
   }

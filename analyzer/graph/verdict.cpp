@@ -1,6 +1,6 @@
 // The verdict. Every waiting group follows its heaviest edges to where its waits end
 // (its primary path); the last waiting group on that path is the culprit, and the
-// culprit's rule names the subject in words ("the jbd2 journal of loop0"). The groups
+// culprit's rule names the subject in words ("the jbd2 journal of {device}"). The groups
 // whose culprit has that subject make one finding: those with the same subject wait on
 // it directly (named by their phrase and holder), the others wait behind them. Each
 // group counts in one finding only. Role groups (the commit thread, the checkpointer)
@@ -46,14 +46,14 @@ class VerdictWriter {
         findings.emplace_back();
         findings.back().root = p.end;
         findings.back().subject = subject.text;
+        findings.back().subject_device = subject.device;
         findings.back().subject_holder = subject.holder;
         describe_end(findings.back(), p.end);
       }
       Finding& f = findings[it->second];
       f.assumed_one_fs = f.assumed_one_fs || p.assumed_one_fs;
       if (c_.role_node(v)) continue;  // the subject's own threads
-      const GroupRule* rule = c_.rule_of_group(g_.nodes[v].group);
-      std::string phrase = rule ? rule->phrase : "in " + c_.cls.groups[g_.nodes[v].group].title;
+      const WaitPhrase phrase = phrase_of(g_.nodes[v].group);
       if (subject_of(v).key() == subject.key())
         merge(f.waits, g_.nodes[v].weight, phrase, holder_of(v));
       else  // behind the subject: named where a task (itself blocked) holds it
@@ -78,6 +78,12 @@ class VerdictWriter {
   }
   const std::string& subsystem(uint32_t v) const {
     return c_.cls.groups[g_.nodes[v].group].subsystem;
+  }
+
+  // A group's wait in its rule's words; the renderers say "in" its title where it has none.
+  WaitPhrase phrase_of(uint32_t group) const {
+    const GroupRule* rule = c_.rule_of_group(group);
+    return {group, rule ? rule->phrase : std::string()};
   }
 
   struct Path {
@@ -113,8 +119,8 @@ class VerdictWriter {
     if (n.kind == NodeKind::task && f.subject_holder.task.pid != 0 &&
         n.tasks.front().task.pid == f.subject_holder.task.pid) {
       // the subject's holder itself (a FUSE daemon found but not sampled)
-    } else if ((n.kind == NodeKind::device || n.kind == NodeKind::task) && n.label != f.subject) {
-      f.then = n.label;  // (a holder nobody sampled is named by the parts)
+    } else if (n.kind == NodeKind::device || n.kind == NodeKind::task) {
+      f.then.push_back(end);  // (a holder nobody sampled is named by the parts)
     } else if (rule && rule->root) {
       describe_root_holder(f, end, *rule);
     } else if (n.kind == NodeKind::group && victim(end) && out_[end].empty()) {
@@ -128,7 +134,7 @@ class VerdictWriter {
   void describe_root_holder(Finding& f, uint32_t end, const GroupRule& role) const {
     const GraphNode& n = g_.nodes[end];
     if (n.tasks.empty()) return;
-    f.root_holder.label = role.title;
+    f.root_holder.labels = {role.title};
     f.root_holder.task = n.tasks.front().task;
     std::map<uint32_t, double> waits;
     for (uint32_t u = 0; u < c_.units.size(); ++u) {
@@ -141,8 +147,7 @@ class VerdictWriter {
         std::max_element(waits.begin(), waits.end(),
                          [](const auto& a, const auto& b) { return a.second < b.second; });
     if (heaviest == waits.end()) return;
-    const GroupRule* rule = c_.rule_of_group(heaviest->first);
-    f.root_holder_waits = rule ? rule->phrase : "in " + c_.cls.groups[heaviest->first].title;
+    f.root_holder_waits = phrase_of(heaviest->first);
   }
 
   const GraphEdge* heaviest_edge(uint32_t v) const {
@@ -158,14 +163,14 @@ class VerdictWriter {
     VerdictHolder h;
     const GraphEdge* best = heaviest_edge(v);
     if (!best) return h;
-    h.label = best->reason;
+    h.labels = best->reasons;
     h.stated = best->confidence == Confidence::stated;
     if (!best->holders.empty()) h.task = best->holders.front().task;
     const GraphNode& to = g_.nodes[best->to];
     if (!h.has_task() && to.kind == NodeKind::unseen)
       h.place = c_.rules.groups[to.rule].holder.unseen;  // its words, without the device
     else if (!h.has_task() && to.kind != NodeKind::group)
-      h.place = to.label;
+      h.node = best->to;
     return h;
   }
 
@@ -175,11 +180,13 @@ class VerdictWriter {
     return h.has_task() ? h : VerdictHolder{};
   }
 
-  // A subject: the rule's words with {device} filled in, and the task its {holder} names.
+  // A subject: the rule's words, the device its {device} names ("" for none, or when
+  // unknown) and the task its {holder} names.
   struct Subject {
     std::string text;
+    std::string device;
     SubjectHolder holder;
-    std::string key() const { return text + "#" + std::to_string(holder.task.pid); }
+    std::string key() const { return text + "#" + device + "#" + std::to_string(holder.task.pid); }
   };
 
   // The task a {holder} names: the heaviest holder of v's heaviest edge, as a process,
@@ -216,18 +223,17 @@ class VerdictWriter {
           !c_.rules.groups[best->rule].subject.empty())
         rule = &c_.rules.groups[best->rule];
     }
-    if (!rule || rule->subject.empty()) return {c_.cls.groups[n.group].title, {}};
-    Subject out{rule->subject, {}};
-    for (size_t at; (at = out.text.find("{device}")) != std::string::npos;)
-      out.text.replace(at, 8, n.device.empty() ? "an unknown device" : n.device);
+    if (!rule || rule->subject.empty()) return {c_.cls.groups[n.group].title, {}, {}};
+    Subject out{rule->subject, {}, {}};
+    if (out.text.find("{device}") != std::string::npos) out.device = n.device;
     if (out.text.find("{holder}") != std::string::npos) out.holder = subject_holder_of(v);
     return out;
   }
 
-  static void merge(std::vector<VerdictPart>& parts, double w, const std::string& phrase,
+  static void merge(std::vector<VerdictPart>& parts, double w, const WaitPhrase& phrase,
                     const VerdictHolder& holder) {
     for (VerdictPart& p : parts)
-      if (p.phrase == phrase) {
+      if (p.wait == phrase) {
         if (p.holder.empty()) p.holder = holder;
         p.weight += w;
         return;
@@ -243,15 +249,16 @@ class VerdictWriter {
     for (Finding& f : all) {
       Finding* same = nullptr;
       for (Finding& o : out)
-        if (o.subject == f.subject && o.subject_holder.task.pid == f.subject_holder.task.pid)
+        if (o.subject == f.subject && o.subject_device == f.subject_device &&
+            o.subject_holder.task.pid == f.subject_holder.task.pid)
           same = &o;
       if (!same) {
         out.push_back(std::move(f));
         continue;
       }
-      for (const VerdictPart& p : f.waits) merge(same->waits, p.weight, p.phrase, p.holder);
-      for (const VerdictPart& p : f.behind) merge(same->behind, p.weight, p.phrase, p.holder);
-      if (same->then.empty()) same->then = f.then;
+      for (const VerdictPart& p : f.waits) merge(same->waits, p.weight, p.wait, p.holder);
+      for (const VerdictPart& p : f.behind) merge(same->behind, p.weight, p.wait, p.holder);
+      same->then.insert(same->then.end(), f.then.begin(), f.then.end());
       if (same->root_holder.empty()) {
         same->root_holder = f.root_holder;
         same->root_holder_waits = f.root_holder_waits;

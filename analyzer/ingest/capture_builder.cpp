@@ -66,7 +66,7 @@ void CaptureBuilder::stackless_task(const LineReader& in, uint64_t header_line,
   constexpr size_t kListed = 10;
   SourceInfo& si = info();
   if (si.stackless_tasks++ < kListed)
-    si.stackless.push_back(fmt::format("{}:{}: {} ({})", in.name(), header_line, comm, tid));
+    si.stackless.push_back({fmt::format("{}:{}", in.name(), header_line), std::string(comm), tid});
 }
 
 }  // namespace hangscope

@@ -142,13 +142,9 @@ class CrashReader final : public Reader {
     return "crash(8) output: bt, bt -a, foreach [UN] bt, ps -m";
   }
   Applicability recognizes(std::string_view head) const override {
-    size_t pos = 0;
     int headers = 0, frames = 0;
-    while (pos < head.size()) {
-      size_t nl = head.find('\n', pos);
-      if (nl == std::string_view::npos) break;
-      std::string_view t = trim(head.substr(pos, nl - pos));
-      pos = nl + 1;
+    for (std::string_view line : text::CompleteLines(head)) {
+      std::string_view t = trim(line);
       Header h;
       FrameText ft;
       double secs;

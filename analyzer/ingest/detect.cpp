@@ -1,7 +1,8 @@
 // Format detection and the list of readers.
-#include <array>
-
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <array>
 
 #include "readers.hpp"
 
@@ -20,6 +21,12 @@ std::span<const Reader* const> readers() {
       &ingest::folded_us_reader(),
   };
   return all;
+}
+
+std::vector<std::string> reader_names() {
+  std::vector<std::string> names;
+  for (const Reader* r : readers()) names.emplace_back(r->name());
+  return names;
 }
 
 const Reader* find_reader(std::string_view name) {
@@ -66,11 +73,9 @@ void read_input(std::unique_ptr<ByteSource> src, const std::string& path, const 
       if (a == Applicability::maybe && !maybe) maybe = r;
     }
     if (!reader) reader = maybe;
-    if (!reader) {
-      std::string names;
-      for (const Reader* r : readers()) names += fmt::format("{}{}", names.empty() ? "" : ", ", r->name());
-      throw InputError(fmt::format("{}: not in any format hangscope reads ({})", in.name(), names));
-    }
+    if (!reader)
+      throw InputError(fmt::format("{}: not in any format hangscope reads ({})", in.name(),
+                                   fmt::join(reader_names(), ", ")));
   }
   SourceInfo info;
   info.path = path;

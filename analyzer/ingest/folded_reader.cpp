@@ -10,18 +10,18 @@
 // - offwaketime lines ("target;...;--;...waker;waker COUNT"): the target's stack is the
 //   sample; its waker becomes a "wakeup" waits-on fact between the two commands.
 #include <algorithm>
-#include <charconv>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#include <absl/container/flat_hash_map.h>
+
 #include <set>
 #include <string>
-
-#include <absl/container/flat_hash_map.h>
 #include <vector>
 
 #include "frame_cache.hpp"
 #include "hangscope/frame_text.hpp"
+#include "hangscope/text.hpp"
 #include "readers.hpp"
 
 namespace hangscope::ingest {
@@ -32,14 +32,11 @@ constexpr size_t kMaxFrames = 4096;
 
 // Splits "frames COUNT" at the last space; false when the count is not a number.
 bool split_count(std::string_view line, std::string_view& frames, uint64_t& count) {
-  while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+  line = text::trim_right(line);
   size_t sp = line.find_last_of(" \t");
   if (sp == std::string_view::npos || sp == 0) return false;
-  std::string_view num = line.substr(sp + 1);
-  auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), count);
-  if (ec != std::errc() || p != num.data() + num.size()) return false;
-  frames = line.substr(0, sp);
-  while (!frames.empty() && (frames.back() == ' ' || frames.back() == '\t')) frames.remove_suffix(1);
+  if (!text::whole_number(line.substr(sp + 1), count)) return false;
+  frames = text::trim_right(line.substr(0, sp));
   return !frames.empty();
 }
 
@@ -96,12 +93,8 @@ class FoldedReader final : public Reader {
   }
   Applicability recognizes(std::string_view head) const override {
     if (microseconds_) return Applicability::no;  // only by name
-    size_t pos = 0, good = 0, lines = 0;
-    while (pos < head.size()) {
-      size_t nl = head.find('\n', pos);
-      if (nl == std::string_view::npos) break;
-      std::string_view l = head.substr(pos, nl - pos);
-      pos = nl + 1;
+    size_t good = 0, lines = 0;
+    for (std::string_view l : text::CompleteLines(head)) {
       if (l.empty()) continue;
       ++lines;
       std::string_view frames;

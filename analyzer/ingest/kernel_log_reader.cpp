@@ -613,13 +613,10 @@ class KernelLogReader final : public Reader {
     return "hung_task reports and sysrq-w dumps (dmesg, /dev/kmsg, journalctl, syslog)";
   }
   Applicability recognizes(std::string_view head) const override {
-    size_t lines = 0, framed = 0, pos = 0;
+    size_t lines = 0, framed = 0;
     bool trace = false, header = false;
-    while (pos < head.size()) {
-      size_t nl = head.find('\n', pos);
-      if (nl == std::string_view::npos) break;  // a cut last line
-      LogLine l = strip_log_prefix(head.substr(pos, nl - pos));
-      pos = nl + 1;
+    for (std::string_view line : text::CompleteLines(head)) {
+      LogLine l = strip_log_prefix(line);
       ++lines;
       if (l.framing != LogFraming::none && !l.foreign) ++framed;
       std::string_view t = trim_left(l.text);

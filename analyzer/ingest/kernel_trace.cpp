@@ -22,11 +22,6 @@ bool question(std::string_view& s) {
   return false;
 }
 
-std::string_view trim_right(std::string_view s) {
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 // "kernel/locking/mutex.c:747", "include/linux/pagemap.h:1022", "entry_64.S:306",
 // "fs/x.c:12:7": a path with a file extension, then a line number (and a column).
 bool is_location(std::string_view s) {

@@ -166,14 +166,9 @@ class PerfScriptReader final : public Reader {
     return "perf script output with callchains (on-CPU, sched_switch, --off-cpu)";
   }
   Applicability recognizes(std::string_view head) const override {
-    size_t pos = 0;
     bool header = false;
     int frames = 0;
-    while (pos < head.size()) {
-      size_t nl = head.find('\n', pos);
-      if (nl == std::string_view::npos) break;
-      std::string_view l = head.substr(pos, nl - pos);
-      pos = nl + 1;
+    for (std::string_view l : text::CompleteLines(head)) {
       PerfHeader h;
       PerfFrame f;
       const bool indented = !l.empty() && (l[0] == '\t' || l[0] == ' ');

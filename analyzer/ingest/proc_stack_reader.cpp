@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hangscope/frame_text.hpp"
+#include "hangscope/text.hpp"
 #include "readers.hpp"
 
 namespace hangscope::ingest {
@@ -113,17 +114,13 @@ class ProcStackReader final : public Reader {
   }
   Applicability recognizes(std::string_view head) const override {
     int frames = 0;
-    size_t pos = 0;
-    while (pos < head.size()) {
-      size_t nl = head.find('\n', pos);
-      if (nl == std::string_view::npos) break;  // ignore a cut last line
+    for (std::string_view l : text::CompleteLines(head)) {  // not a cut last line
       FrameText ft;
       TaskHeader h;
-      std::string_view l = head.substr(pos, nl - pos), grep_frame;
+      std::string_view grep_frame;
       if (is_kernel_log_trace(l)) return Applicability::no;
       if (split_grep_prefix(l, h, grep_frame)) l = grep_frame;
       if (is_frame_line(l, ft) && ++frames >= 2) return Applicability::yes;
-      pos = nl + 1;
     }
     return frames > 0 ? Applicability::maybe : Applicability::no;
   }

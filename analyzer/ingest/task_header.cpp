@@ -20,11 +20,6 @@ bool is_state(char c) {
   }
 }
 
-std::string_view trim_right(std::string_view s) {
-  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
-  return s;
-}
-
 // The number after `key` (" pid:"), past the spaces of right-aligned layouts.
 bool field(std::string_view s, std::string_view key, int32_t& out) {
   size_t at = s.find(key);

@@ -1,30 +1,23 @@
-// Small pieces of text handling that every line reader of the ingest stage needs:
-// trimming blanks, reading a whole field as a number, finding odd blanks. Inline: they
-// run per line.
+// The text handling of the ingest stage's line readers: the model's helpers (text.hpp)
+// under the names the readers use, and finding odd blanks, which only a log needs.
+// Inline: they run per line.
 #pragma once
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
-#include <charconv>
 #include <string_view>
-#include <system_error>
+
+#include "hangscope/text.hpp"
 
 namespace hangscope::ingest {
 
-inline bool blank(char c) { return c == ' ' || c == '\t'; }
-
-inline std::string_view trim_left(std::string_view s) {
-  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-  return s;
-}
-
-inline std::string_view trim(std::string_view s) {
-  s = trim_left(s);
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-  return s;
-}
+using text::blank;
+using text::trim;
+using text::trim_left;
+using text::trim_right;
+using text::whole_number;
 
 // Whether s holds a tab or the first byte of a UTF-8 non-breaking space (0xc2), sixteen
 // bytes at a time: every line of a large log is asked.
@@ -40,14 +33,6 @@ inline bool has_odd_blank(std::string_view s) {
   for (; i < s.size(); ++i)
     if (s[i] == '\t' || s[i] == '\xc2') return true;
   return false;
-}
-
-// The whole of s as a number (no sign, no blanks, nothing after it).
-template <typename T>
-bool whole_number(std::string_view s, T& out, int base = 10) {
-  if (s.empty()) return false;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out, base);
-  return ec == std::errc() && p == s.data() + s.size();
 }
 
 }  // namespace hangscope::ingest

@@ -2,6 +2,7 @@
 // the same path grew (red) or shrank (blue) against the base, the base's value in its
 // tooltip. The same picture code as the plain flamegraph, with the comparison's colours.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "diff_renderers.hpp"
 #include "flame_svg.hpp"
@@ -13,9 +14,8 @@ namespace {
 std::string diff_title(const DiffReport& r, const RenderOptions& opt) {
   if (!opt.title.empty()) return opt.title;
   auto kernels = [](const DiffSide& s) {
-    std::string k;
-    for (const std::string& x : s.kernels) k += (k.empty() ? "" : ", ") + x;
-    return k.empty() ? std::string("unknown kernel") : k;
+    return s.kernels.empty() ? std::string("unknown kernel")
+                             : fmt::format("{}", fmt::join(s.kernels, ", "));
   };
   return fmt::format("Blocked threads: {} against {}", kernels(r.result.target),
                      kernels(r.result.base));

@@ -31,15 +31,6 @@ std::string quoted(std::string_view s) {
   return out;
 }
 
-std::string amount(const WaitGraph& g, double w) {
-  return g.timed ? fmt::format("{:.2f}", w) : fmt::format("{:.0f}", w);
-}
-
-std::string task_words(const Capture& c, const TaskExample& t) {
-  std::string_view comm = c.strings().get(t.comm);
-  return fmt::format("{} ({})", comm.empty() ? "?" : comm, t.tid);
-}
-
 class DotRenderer final : public Renderer {
  public:
   std::string_view name() const override { return "dot"; }
@@ -66,7 +57,7 @@ std::string DotRenderer::render(const Report& r, const RenderOptions&) const {
   fmt::format_to(out, "  edge [fontname=\"Helvetica\", fontsize=9];\n");
   for (uint32_t v = 0; v < g.nodes.size(); ++v) {
     const GraphNode& n = g.nodes[v];
-    std::string label = n.label;
+    std::string label = node_words(r, v);
     std::string shape = "box", style;
     switch (n.kind) {
       case NodeKind::group: {
@@ -75,7 +66,7 @@ std::string DotRenderer::render(const Report& r, const RenderOptions&) const {
                              g.timed ? "avg blocked" : "blocked");
         if (n.device_assumed) label += "\n(device assumed)";
         for (size_t i = 0; i < n.tasks.size() && i < 2; ++i)
-          label += "\n" + task_words(r.capture, n.tasks[i].task);
+          label += "\n" + task_label(r.capture, n.tasks[i].task);
         break;
       }
       case NodeKind::device:
@@ -95,10 +86,10 @@ std::string DotRenderer::render(const Report& r, const RenderOptions&) const {
     fmt::format_to(out, "];\n");
   }
   for (const GraphEdge& e : g.edges) {
-    std::string label =
-        fmt::format("{} {}\n{}", amount(g, e.weight), e.reason, confidence_name(e.confidence));
+    std::string label = fmt::format("{} {}\n{}", amount(g, e.weight), reasons_words(e.reasons),
+                                    confidence_name(e.confidence));
     if (e.assumed_one_fs) label += ", one fs assumed";
-    if (!e.holders.empty()) label += "\n" + task_words(r.capture, e.holders.front().task);
+    if (!e.holders.empty()) label += "\n" + task_label(r.capture, e.holders.front().task);
     const double width = heaviest > 0 ? 1 + 4 * e.weight / heaviest : 1;
     std::string_view style = e.confidence == Confidence::stated   ? "bold"
                              : e.confidence == Confidence::strong ? "solid"

@@ -4,6 +4,7 @@
 #include "flame_svg.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -139,12 +140,12 @@ void change_legend(Out out, size_t& rows) {
 
 std::string picture_title(const Report& report, const RenderOptions& options) {
   if (!options.title.empty()) return options.title;
-  std::string names;
-  for (const SourceInfo& s : report.capture.sources) {
-    if (!names.empty()) names += ", ";
-    names += s.path == "-" ? "standard input" : std::filesystem::path(s.path).filename().string();
-  }
-  return names.empty() ? "Blocked threads" : "Blocked threads: " + names;
+  std::vector<std::string> names;
+  for (const SourceInfo& s : report.capture.sources)
+    names.push_back(s.path == "-" ? "standard input"
+                                  : std::filesystem::path(s.path).filename().string());
+  return names.empty() ? "Blocked threads"
+                       : fmt::format("Blocked threads: {}", fmt::join(names, ", "));
 }
 
 std::string flame_svg(const Report& report, const RenderOptions& opt, bool standalone,

@@ -52,7 +52,7 @@ bool waits_on_picture(const Report& r, const Palette& palette, PictureGraph& pic
     const GraphNode& n = g.nodes[v];
     index[v] = static_cast<uint32_t>(picture.nodes.size());
     PictureNode p;
-    p.label = n.label;
+    p.label = node_words(r, v);
     if (n.kind == NodeKind::group) {
       p.detail = g.timed ? fmt::format("{:.2f} threads", n.weight)
                          : fmt::format("{:.0f} {}", n.weight, unit_name(r.summary()));
@@ -65,7 +65,7 @@ bool waits_on_picture(const Report& r, const Palette& palette, PictureGraph& pic
   }
   for (const GraphEdge& e : g.edges) {
     if (index[e.from] == UINT32_MAX || index[e.to] == UINT32_MAX) continue;
-    std::string label = e.reason;
+    std::string label = reasons_words(e.reasons);
     if (e.confidence != Confidence::strong)
       label += fmt::format("{}{}", label.empty() ? "" : ", ", confidence_name(e.confidence));
     picture.edges.push_back({index[e.from], index[e.to], e.weight, std::move(label)});

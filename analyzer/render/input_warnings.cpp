@@ -3,9 +3,13 @@
 // picture or an export (folded stacks piped to flamegraph.pl must not hide a skipped line).
 #include <fmt/format.h>
 
-#include "hangscope/render.hpp"
+#include "renderers.hpp"
 
 namespace hangscope {
+
+std::string stackless_words(const SourceInfo::StacklessTask& t) {
+  return fmt::format("{}: {}", t.where, render::task_label(t.comm, t.tid));
+}
 
 std::vector<std::string> input_warnings(const SourceInfo& s) {
   std::vector<std::string> out;
@@ -22,7 +26,8 @@ std::vector<std::string> input_warnings(const SourceInfo& s) {
   if (s.stackless_tasks) {
     std::string w = fmt::format("{}: {} task{} whose stack could not be read, in other:(no stack):",
                                 s.path, s.stackless_tasks, s.stackless_tasks == 1 ? "" : "s");
-    for (size_t i = 0; i < s.stackless.size(); ++i) w += fmt::format("{} {}", i ? "," : "", s.stackless[i]);
+    for (size_t i = 0; i < s.stackless.size(); ++i)
+      w += fmt::format("{} {}", i ? "," : "", stackless_words(s.stackless[i]));
     if (s.stackless_tasks > s.stackless.size())
       w += fmt::format(" and {} more", s.stackless_tasks - s.stackless.size());
     out.push_back(w);

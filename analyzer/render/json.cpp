@@ -28,7 +28,9 @@ Json weighted(const Capture& c, const std::vector<WeightedTask>& ts) {
 
 Json inputs(const Capture& c) {
   Json out = Json::array();
-  for (const SourceInfo& s : c.sources)
+  for (const SourceInfo& s : c.sources) {
+    std::vector<std::string> stackless;
+    for (const SourceInfo::StacklessTask& t : s.stackless) stackless.push_back(stackless_words(t));
     out.push_back({{"path", s.path},
                    {"format", s.format},
                    {"host", s.host},
@@ -45,7 +47,8 @@ Json inputs(const Capture& c) {
                    {"first_skipped", s.first_skipped},
                    {"first_skipped_in_task", s.first_skipped_in_task},
                    {"stackless_tasks", s.stackless_tasks},
-                   {"stackless", s.stackless}});
+                   {"stackless", stackless}});
+  }
   return out;
 }
 
@@ -125,7 +128,7 @@ Json graph(const Report& r) {
        deadlocks = Json::array();
   for (uint32_t v = 0; v < g.nodes.size(); ++v) {
     const GraphNode& n = g.nodes[v];
-    Json j = {{"id", v}, {"kind", node_kind_name(n.kind)}, {"label", n.label}};
+    Json j = {{"id", v}, {"kind", node_kind_name(n.kind)}, {"label", node_words(r, v)}};
     if (n.kind == NodeKind::group) {
       const WaitGroup& wg = r.classification().groups[n.group];
       j["group"] = wg.name;
@@ -144,7 +147,7 @@ Json graph(const Report& r) {
                      {"weight", e.weight},
                      {"confidence", confidence_name(e.confidence)},
                      {"assumed_one_fs", e.assumed_one_fs},
-                     {"reason", e.reason},
+                     {"reason", reasons_words(e.reasons)},
                      {"holders", weighted(r.capture, e.holders)}});
   for (const Chain& c : g.chains) chains.push_back({{"behind", c.behind}, {"nodes", c.nodes}});
   for (const Deadlock& d : g.deadlocks) {
@@ -167,30 +170,34 @@ Json graph(const Report& r) {
 Json verdict(const Report& r) {
   const Verdict& v = r.graph().verdict;
   auto holder = [&](const VerdictHolder& h) {
-    Json out = {{"words", holder_words(r.capture, h)}, {"label", h.label}, {"stated", h.stated}};
+    Json out = {
+        {"words", holder_words(r, h)}, {"label", reasons_words(h.labels)}, {"stated", h.stated}};
     if (h.has_task()) out["task"] = task(r.capture, h.task);
-    if (!h.place.empty()) out["place"] = h.place;
+    if (h.has_place()) out["place"] = place_words(r, h);
     return out;
   };
   auto parts = [&](const std::vector<VerdictPart>& ps) {
     Json out = Json::array();
     for (const VerdictPart& p : ps)
-      out.push_back({{"weight", p.weight}, {"phrase", p.phrase}, {"holder", holder(p.holder)}});
+      out.push_back({{"weight", p.weight},
+                     {"phrase", phrase_words(r.classification(), p.wait)},
+                     {"holder", holder(p.holder)}});
     return out;
   };
   Json findings = Json::array(), subsystems = Json::array();
   for (const Finding& f : v.findings)
-    findings.push_back({{"total", f.total},
-                        {"subject", subject_words(r.capture, f)},
-                        {"waits", parts(f.waits)},
-                        {"behind", parts(f.behind)},
-                        {"then", f.then},
-                        {"root", f.root},
-                        {"assumed_one_fs", f.assumed_one_fs},
-                        {"holder_unknown", f.holder_unknown},
-                        {"holder_unseen", f.holder_unseen},
-                        {"root_holder", holder(f.root_holder)},
-                        {"root_holder_waits", f.root_holder_waits}});
+    findings.push_back(
+        {{"total", f.total},
+         {"subject", subject_words(r.capture, f)},
+         {"waits", parts(f.waits)},
+         {"behind", parts(f.behind)},
+         {"then", then_words(r, f)},
+         {"root", f.root},
+         {"assumed_one_fs", f.assumed_one_fs},
+         {"holder_unknown", f.holder_unknown},
+         {"holder_unseen", f.holder_unseen},
+         {"root_holder", holder(f.root_holder)},
+         {"root_holder_waits", phrase_words(r.classification(), f.root_holder_waits)}});
   for (const SubsystemShare& s : v.subsystems)
     subsystems.push_back({{"subsystem", s.subsystem}, {"weight", s.weight}, {"share", s.share}});
   Json spin_parts = Json::array();

@@ -36,11 +36,25 @@ std::string weight_words(const Summary& summary, uint64_t weight, Activity of);
 std::string cores_words(double cores);
 std::string cpu_share_words(double share);
 
-// task_label.cpp: a task as the reports name it, "comm (tid)".
+// task_label.cpp: a task as every output names it, "comm (tid)"; the command alone for a
+// dump without thread ids, "tid N" where the command is unknown.
+std::string task_label(std::string_view comm, int32_t tid);
 std::string task_label(const Capture& c, const TaskExample& t);
 
+// graph_words.cpp, beside node_words and chain_words (render.hpp): a weight of the graph
+// ("11.23" blocked threads, "42" samples), an edge's reasons ("checkpointer, mutex"), a
+// wait's phrase ("for log space", or "in" a title), a finding's subject with its device
+// and what the subject itself waits for ("" when nothing, or only itself).
+std::string amount(const WaitGraph& g, double w);
+std::string reasons_words(const std::vector<std::string>& reasons);
+std::string phrase_words(const Classification& cls, const WaitPhrase& w);
+std::string subject_text(const Finding& f);
+std::string then_words(const Report& r, const Finding& f);
+
 // verdict_words.cpp: verdict_lines (render.hpp), the verdict as lines of text; and
-// who holds what a part of the verdict waits for, in words.
-std::string holder_words(const Capture& c, const VerdictHolder& h);
+// who holds what a part of the verdict waits for, in words, and what serves it where
+// no task is known ("block device loop0").
+std::string holder_words(const Report& r, const VerdictHolder& h);
+std::string place_words(const Report& r, const VerdictHolder& h);
 
 }  // namespace hangscope::render

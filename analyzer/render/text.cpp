@@ -223,10 +223,6 @@ void context_section(Out out, const Report& r) {
         path);
 }
 
-std::string amount(const WaitGraph& g, double w) {
-  return g.timed ? fmt::format("{:.2f}", w) : fmt::format("{:.0f}", w);
-}
-
 void subsystems(Out out, const Report& r) {
   const auto& subs = r.graph().verdict.subsystems;
   if (subs.empty()) return;
@@ -251,7 +247,7 @@ void chains(Out out, const Report& r) {
   for (size_t i = 0; i < g.chains.size() && i < 5; ++i) {
     const Chain& c = g.chains[i];
     if (c.behind <= 0) continue;  // running tasks only: nobody waits
-    fmt::format_to(out, "  {:>6}  {}\n", amount(g, c.behind), hangscope::chain_words(g, c));
+    fmt::format_to(out, "  {:>6}  {}\n", amount(g, c.behind), hangscope::chain_words(r, c));
   }
 }
 
@@ -319,17 +315,3 @@ const Renderer& text_renderer() {
 }
 
 }  // namespace hangscope::render
-
-namespace hangscope {
-
-std::string chain_words(const WaitGraph& g, const Chain& c, size_t from) {
-  std::string s;
-  for (size_t j = from; j < c.nodes.size(); ++j) {
-    const GraphNode& n = g.nodes[c.nodes[j]];
-    s += fmt::format("{}{}", j > from ? " -> " : "", n.label);
-    if (n.kind == NodeKind::group) s += fmt::format(" ({})", render::amount(g, n.weight));
-  }
-  return s;
-}
-
-}  // namespace hangscope

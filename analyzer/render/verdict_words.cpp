@@ -2,6 +2,7 @@
 // what the most blocked threads wait on and who is behind it. Shared by the text
 // report (its first lines) and the other renderers that carry it.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "renderers.hpp"
 
@@ -49,12 +50,17 @@ std::string what(const Units& u, double total) {
 
 }  // namespace
 
+std::string place_words(const Report& r, const VerdictHolder& h) {
+  return h.node != kNoNode ? node_words(r, h.node) : h.place;
+}
+
 // "checkpointer storm-w7 (22800)", "mutex: storm-w4 (28469)", "block device loop0".
-std::string holder_words(const Capture& c, const VerdictHolder& h) {
-  if (!h.has_task()) return h.place.empty() ? h.label : h.place;
-  const std::string who = task_label(c, h.task);
-  if (h.stated) return fmt::format("{}: {}", h.label, who);
-  return h.label.empty() ? who : h.label + " " + who;
+std::string holder_words(const Report& r, const VerdictHolder& h) {
+  const std::string label = reasons_words(h.labels);
+  if (!h.has_task()) return h.has_place() ? place_words(r, h) : label;
+  const std::string who = task_label(r.capture, h.task);
+  if (h.stated) return fmt::format("{}: {}", label, who);
+  return label.empty() ? who : label + " " + who;
 }
 
 namespace {
@@ -63,11 +69,13 @@ namespace {
 // line does not say already (the subject itself, or what it waits for).
 std::string part(const Report& r, const VerdictPart& p, const Finding& f) {
   const Units g = units_of(r);
-  std::string s = fmt::format("{} {}", amount(g, p.weight), p.phrase);
-  const std::string holder = holder_words(r.capture, p.holder);
+  std::string s =
+      fmt::format("{} {}", amount(g, p.weight), phrase_words(r.classification(), p.wait));
+  const std::string holder = holder_words(r, p.holder);
   const bool subjects_own = p.holder.has_task() && p.holder.task.pid != 0 &&
                             p.holder.task.pid == f.subject_holder.task.pid;
-  if (!holder.empty() && !subjects_own && holder != subject_words(r.capture, f) && holder != f.then)
+  if (!holder.empty() && !subjects_own && holder != subject_words(r.capture, f) &&
+      holder != then_words(r, f))
     s += fmt::format(" ({})", holder);
   return s;
 }
@@ -186,14 +194,12 @@ std::vector<std::string> verdict_lines(const Report& r) {
     if (lines.size() == 3) break;
     std::vector<std::string> tasks;
     for (const TaskExample& t : d.tasks) tasks.push_back(task_label(r.capture, t));
-    std::string reasons;
-    for (const std::string& x : d.reasons) reasons += (reasons.empty() ? "" : ", ") + x;
     std::string when = d.snapshots > 1
                            ? fmt::format(", seen in {} of {} rounds", d.seen, d.snapshots)
                            : std::string();
     lines.push_back(fmt::format("possible deadlock: {} wait for each other ({}; {}{})",
-                                joined(tasks, " and "), reasons, confidence_name(d.confidence),
-                                when));
+                                joined(tasks, " and "), fmt::join(d.reasons, ", "),
+                                confidence_name(d.confidence), when));
   }
   std::vector<std::string> on_cpu = on_cpu_lines(r);
   // Spinning named first where it is the largest wait, else after the findings.
@@ -210,13 +216,13 @@ std::vector<std::string> verdict_lines(const Report& r) {
     if (i == 0) {
       // After spinning, where it came first.
       lines.push_back((spin.dominates ? "also: " : "") + finding_line(r, f, 4));
-      if (!f.then.empty())
-        lines.push_back(
-            fmt::format("  {} itself waits for {}", subject_words(r.capture, f), f.then));
+      if (const std::string then = then_words(r, f); !then.empty())
+        lines.push_back(fmt::format("  {} itself waits for {}", subject_words(r.capture, f), then));
       if (f.root_holder.has_task() && !f.root_holder_waits.empty())
-        lines.push_back(fmt::format("  the {} {} itself waits {}", f.root_holder.label,
+        lines.push_back(fmt::format("  the {} {} itself waits {}",
+                                    reasons_words(f.root_holder.labels),
                                     task_label(r.capture, f.root_holder.task),
-                                    f.root_holder_waits));
+                                    phrase_words(r.classification(), f.root_holder_waits)));
       if (f.assumed_one_fs)
         lines.push_back("  (one file system assumed: the device of some tasks was not recorded)");
     } else if (f.total >= 0.05 * findings[0].total) {
@@ -256,7 +262,7 @@ std::string_view state_words(char state) {
 namespace hangscope {
 
 std::string subject_words(const Capture& c, const Finding& f) {
-  std::string text = f.subject;
+  std::string text = render::subject_text(f);
   const size_t at = text.find("{holder}");
   if (at == std::string::npos) return text;
   const SubjectHolder& h = f.subject_holder;

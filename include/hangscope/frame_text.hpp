@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "hangscope/stack_table.hpp"
 
@@ -57,5 +58,12 @@ bool parse_user_frame(std::string_view text, FrameText& out);
 // One frame of a capture stack, kernel ("[<0>] func+0x1/0x2") or user ("u:..."): what
 // the capture reader interns.
 bool parse_frame_text(std::string_view text, FrameText& out);
+
+// A stack as the sampler reads it (one frame per line: the kernel's as /proc prints them,
+// then any user frames), interned frame by frame as the capture reader interns a stack,
+// so that watch's window and record's progress line classify it as the report of its
+// capture does. `frames` is scratch space, kept by the caller to save its allocations.
+StackId intern_stack_text(StackTable& stacks, std::string_view stack_text,
+                          std::vector<FrameId>& frames);
 
 }  // namespace hangscope

@@ -1,6 +1,9 @@
 // The waits-on graph: who waits for whom, built with Boost.Graph from the classified
 // samples, the rules' holder predicates and the kernel's explicit statements.
 //
+// The graph hands over facts (indexes, names, the rules' own words); the renderers put
+// them into words (analyzer/render/graph_words.cpp).
+//
 // Nodes are wait groups (one per block device when the device is known) and the
 // holders that are not themselves waiting: a block device, a holder nobody sampled, a
 // task the kernel named. An edge A -> B says that the blocked threads of A wait for
@@ -27,7 +30,8 @@ enum class NodeKind : uint8_t {
   unseen,  // a holder a rule names but nobody sampled ("the jbd2 commit thread")
   task,    // a task the kernel named as a lock owner but that was not sampled
 };
-std::string_view node_kind_name(NodeKind k);
+
+inline constexpr uint32_t kNoNode = UINT32_MAX;
 
 struct WeightedTask {
   TaskExample task;
@@ -40,10 +44,14 @@ struct GraphNode {
   uint32_t rule = kNoRule;      // group and unseen nodes: index into RuleSet::groups
   std::string device;           // the block device ("loop0"); "" when unknown
   bool device_assumed = false;  // taken from the only device seen: one file system assumed
-  std::string label;            // "jbd2:log-space @loop0", "block device loop0", ...
+  // Group nodes: the group has a node per device, and this is its node on `device` (else
+  // `device` is where all its samples with a known device were, if they were on one).
+  bool per_device = false;
+  std::string mount_point;      // group nodes of one FUSE daemon's waiters: what it serves
+  std::string unseen;           // unseen nodes: the rule's words for the holder nobody saw
   double weight = 0;            // its tasks' average blocked threads (samples when untimed)
   uint64_t samples = 0;
-  std::vector<WeightedTask> tasks;  // its heaviest tasks (a few)
+  std::vector<WeightedTask> tasks;  // its heaviest tasks (a few); task nodes: the task
   // The threads of a FUSE daemon recorded for the tasks waiting on it, asleep or stopped:
   // they hold for others, and wait for nothing themselves (nobody's victims).
   bool serving = false;
@@ -56,7 +64,7 @@ struct GraphEdge {
   Confidence confidence = Confidence::assumed;
   // Device-scoped, but a device was not known: the edge assumed one file system.
   bool assumed_one_fs = false;
-  std::string reason;                 // the holder: "checkpointer", "commit thread", "mutex"
+  std::vector<std::string> reasons;   // the holders: "checkpointer", "commit thread", "mutex"
   std::vector<WeightedTask> holders;  // the tasks behind it, heaviest first (a few)
   // The group (RuleSet::groups index) whose holder rule made it: the waiters' own, or
   // the one serving their file system; kNoRule for the kernel's explicit facts.
@@ -83,17 +91,34 @@ struct Deadlock {
 
 // Who holds or serves what a part of the verdict waits for.
 struct VerdictHolder {
-  std::string label;    // the rule's word for it ("checkpointer"), or the kernel's kind ("mutex")
-  TaskExample task;     // its heaviest task; tid and comm 0 when no task is known
-  std::string place;    // with no task: what serves it, in its node's words ("block device loop0")
+  // The rule's words for it ("checkpointer"), or the kernel's kinds ("mutex"): the reasons
+  // of the edge to it; a root role's title.
+  std::vector<std::string> labels;
+  TaskExample task;  // its heaviest task; tid and comm 0 when no task is known
+  // With no task, what serves it: a node (a block device, a task the kernel named), or
+  // the words of a rule for a holder nobody sampled.
+  uint32_t node = kNoNode;
+  std::string place;
   bool stated = false;  // the kernel said so ("likely owned by", lockdep)
   bool has_task() const { return task.tid != 0 || task.comm != 0; }
-  bool empty() const { return !has_task() && place.empty() && label.empty(); }
+  bool has_place() const { return node != kNoNode || !place.empty(); }
+  bool empty() const { return !has_task() && !has_place() && labels.empty(); }
+};
+
+// A wait of the verdict, said by its group's rule's phrase ("for log space", "in the
+// rename lock"), or by the group's title where it has no rule (phrase "").
+struct WaitPhrase {
+  uint32_t group = UINT32_MAX;  // index into Classification::groups; UINT32_MAX: none
+  std::string phrase;
+  bool empty() const { return group == UINT32_MAX; }
+  bool operator==(const WaitPhrase& o) const {
+    return phrase == o.phrase && (!phrase.empty() || group == o.group);
+  }
 };
 
 struct VerdictPart {
   double weight = 0;
-  std::string phrase;    // "for log space", "in the rename lock"
+  WaitPhrase wait;
   VerdictHolder holder;  // empty when unknown
 };
 
@@ -107,22 +132,26 @@ struct SubjectHolder {
 
 struct Finding {
   double total = 0;  // blocked threads whose waits end here
-  // "the jbd2 journal of loop0", "the FUSE daemon {holder}": the rule's words with the
-  // device filled in; the renderers put subject_holder in place of {holder}.
+  // "the jbd2 journal of {device}", "the FUSE daemon {holder}": the rule's words (a
+  // group's title where its rule has none); the renderers put subject_device in place
+  // of {device} and subject_holder in place of {holder}.
   std::string subject;
+  std::string subject_device;  // "" when unknown
   SubjectHolder subject_holder;
   std::vector<VerdictPart> waits;   // who waits on the subject directly, by phrase
   std::vector<VerdictPart> behind;  // who waits behind them
-  std::string then;                 // what the subject itself waits for: "block device loop0"
+  // What the subject itself waits for: the devices and tasks its waits end at, in the
+  // order found; the renderers name the first one that is not the subject itself.
+  std::vector<uint32_t> then;
   bool assumed_one_fs = false;      // some edge on the way assumed one file system
   bool holder_unknown = false;      // no rule or kernel line names who holds it
   bool holder_unseen = false;       // a rule names the holder, but none was sampled
   uint32_t root = 0;                // the root node
   // The waits end at a root role's task (the freezer), which holds what the others wait
   // for whatever it waits for itself: that task, with the role's title as its label, and
-  // the phrase of its own wait ("for an RCU grace period"; "" when it has none).
+  // its own wait ("for an RCU grace period"; empty when it has none).
   VerdictHolder root_holder;
-  std::string root_holder_waits;
+  WaitPhrase root_holder_waits;
 };
 
 struct SubsystemShare {

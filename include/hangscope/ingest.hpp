@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <vector>
 
 #include "hangscope/model.hpp"
 
@@ -154,6 +155,8 @@ class Reader {
 // Every reader, in the order detection asks them.
 std::span<const Reader* const> readers();
 const Reader* find_reader(std::string_view name);
+// Their names, in the same order: what --input-format takes.
+std::vector<std::string> reader_names();
 
 // Reads one input (a path, or "-" for standard input) into `capture`. Throws InputError.
 void read_input(const std::string& path, const ReadOptions& options, Capture& capture);

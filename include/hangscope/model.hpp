@@ -65,9 +65,14 @@ struct SourceInfo {
   // broke, which says more than some other message before it.
   std::string first_skipped_in_task;
   // Tasks whose header was read but not their stack: samples with kNoStack and an empty
-  // stack, never dropped. "file:line: comm (tid)" of their headers, the first few.
+  // stack, never dropped. The first few, by their headers.
   uint64_t stackless_tasks = 0;
-  std::vector<std::string> stackless;
+  struct StacklessTask {
+    std::string where;  // "file:line" of its header
+    std::string comm;
+    int32_t tid = 0;
+  };
+  std::vector<StacklessTask> stackless;
   std::map<std::string, std::string> header;  // every header field, verbatim
 };
 

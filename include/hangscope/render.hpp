@@ -67,13 +67,19 @@ std::span<const Renderer* const> renderers();
 // deadlocks, then findings): for one-line summaries elsewhere (watch's journal line).
 std::vector<std::string> verdict_lines(const Report& report);
 const Renderer* find_renderer(std::string_view name);
-// A waits-on chain from its `from`th node on, as the text report writes it
-// ("vfs:rename-lock@loop0 (11.23) -> ... -> block device loop0").
-std::string chain_words(const WaitGraph& g, const Chain& c, size_t from = 0);
+// The waits-on graph in words (graph_words.cpp). A node as every output names it
+// ("jbd2:log-space@loop0", "block device loop0", "sshfs (4711)"); its kind ("group",
+// "device", "unseen", "task"); a waits-on chain from its `from`th node on, as the text
+// report writes it ("vfs:rename-lock@loop0 (11.23) -> ... -> block device loop0").
+std::string node_words(const Report& report, uint32_t node);
+std::string_view node_kind_name(NodeKind k);
+std::string chain_words(const Report& report, const Chain& c, size_t from = 0);
 
 // What was odd about an input (a cut capture, skipped lines, tasks without a stack, perf
 // samples of other events left out), one line each, "path: ...".
 std::vector<std::string> input_warnings(const SourceInfo& source);
+// A task read without its stack: "file:line: comm (tid)" of its header.
+std::string stackless_words(const SourceInfo::StacklessTask& task);
 
 // The subject of a finding of the verdict in words: its holder in place of {holder}
 // ("the FUSE daemon sshfs (4711) of /mnt/remote, which is stopped (T)").

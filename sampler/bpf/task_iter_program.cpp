@@ -1,5 +1,8 @@
 #include "task_iter_program.hpp"
 
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <fmt/format.h>
 #include <linux/capability.h>
 #include <sys/syscall.h>
@@ -11,9 +14,7 @@
 #include <mutex>
 #include <system_error>
 
-#include <bpf/bpf.h>
-#include <bpf/btf.h>
-#include <bpf/libbpf.h>
+#include "hangscope/text.hpp"
 
 // clang-format off: the record's layout comes before the skeleton that names it.
 #include "task_iter_record.h"
@@ -48,11 +49,7 @@ int keep_log(enum libbpf_print_level level, const char* format, va_list args) {
 // then libbpf with "-- END PROG LOAD LOG --" and the errors).
 std::string log_reason(const std::string& log) {
   std::string best;
-  size_t pos = 0;
-  while (pos < log.size()) {
-    size_t nl = log.find('\n', pos);
-    std::string_view line(log.data() + pos, (nl == std::string::npos ? log.size() : nl) - pos);
-    pos = nl == std::string::npos ? log.size() : nl + 1;
+  for (std::string_view line : text::Lines(log)) {
     if (line.starts_with("libbpf: ")) line.remove_prefix(8);
     if (line.empty() || line.find("END PROG LOAD LOG") != std::string_view::npos ||
         line.find("BEGIN PROG LOAD LOG") != std::string_view::npos)

@@ -1,15 +1,12 @@
 #include "cpu_list.hpp"
 
-#include <charconv>
+#include "hangscope/text.hpp"
 
 namespace hangscope::sampler {
 
 namespace {
 
-bool number(std::string_view s, int& out) {
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), out);
-  return ec == std::errc() && p == s.data() + s.size() && !s.empty() && out >= 0;
-}
+bool number(std::string_view s, int& out) { return text::whole_number(s, out) && out >= 0; }
 
 }  // namespace
 

@@ -5,11 +5,11 @@
 
 #include <bit>
 #include <cerrno>
-#include <charconv>
 #include <cstring>
 
 #include "cgroups.hpp"
 #include "cpu_list.hpp"
+#include "hangscope/text.hpp"
 #include "system_info.hpp"
 
 namespace hangscope::sampler {
@@ -26,8 +26,7 @@ std::optional<long> sysctl_number(const std::string& path) {
   if (!read_small_file(path, text)) return std::nullopt;
   long v = 0;
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-  if (ec != std::errc() || p != text.data() + text.size()) return std::nullopt;
+  if (!text::whole_number(text, v)) return std::nullopt;
   return v;
 }
 

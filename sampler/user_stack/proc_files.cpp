@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <charconv>
 
+#include "hangscope/text.hpp"
+
 namespace hangscope::user_stack {
 
 bool read_file(const std::string& path, std::string& out) {
@@ -88,8 +90,7 @@ std::vector<int> list_threads(const std::string& proc_root, int pid) {
   while (dirent* e = readdir(d)) {
     int tid = 0;
     std::string_view name = e->d_name;
-    auto [p, ec] = std::from_chars(name.data(), name.data() + name.size(), tid);
-    if (ec == std::errc() && p == name.data() + name.size() && tid > 0) tids.push_back(tid);
+    if (text::whole_number(name, tid) && tid > 0) tids.push_back(tid);
   }
   closedir(d);
   std::sort(tids.begin(), tids.end());

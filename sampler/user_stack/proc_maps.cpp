@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "hangscope/text.hpp"
+
 namespace hangscope::user_stack {
 
 namespace {
@@ -58,10 +60,7 @@ std::string_view Mapping::name() const {
 
 std::vector<Mapping> parse_maps(std::string_view text) {
   std::vector<Mapping> maps;
-  while (!text.empty()) {
-    size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl);
-    text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+  for (std::string_view line : text::Lines(text)) {
     Mapping m;
     if (parse_line(line, m)) maps.push_back(std::move(m));
   }

@@ -58,7 +58,7 @@ TEST(LiveFuseGraph, ReadersBlockedOnAStalledDaemonWaitForTheDaemon) {
     if (from.kind != NodeKind::group || a.classification.groups[from.group].name != "fuse:request")
       continue;
     ++edges;
-    EXPECT_EQ(e.reason, "daemon");
+    EXPECT_EQ(e.reasons, std::vector<std::string>{"daemon"});
     ASSERT_FALSE(e.holders.empty());
     for (const WeightedTask& h : e.holders) EXPECT_EQ(h.task.pid, fs.daemon_pid());
     const GraphNode& to = g.nodes[e.to];
@@ -73,5 +73,5 @@ TEST(LiveFuseGraph, ReadersBlockedOnAStalledDaemonWaitForTheDaemon) {
   EXPECT_EQ(subject_words(c, f), "the FUSE daemon hangscope-stall (" +
                                      std::to_string(fs.daemon_pid()) + ") of " + fs.mountpoint());
   ASSERT_FALSE(f.waits.empty());
-  EXPECT_EQ(f.waits[0].phrase, "for FUSE replies");
+  EXPECT_EQ(f.waits[0].wait.phrase, "for FUSE replies");
 }

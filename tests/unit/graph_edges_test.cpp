@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "graph_captures.hpp"
+#include "hangscope/render.hpp"
 
 using namespace hangscope;
 using namespace hangscope::testing;
@@ -37,7 +38,7 @@ TEST(GraphEdges, KnownDevicesJoinOnlyTheirOwnJournal) {
   ASSERT_NE(e, nullptr);
   EXPECT_EQ(e->confidence, Confidence::strong);
   EXPECT_FALSE(e->assumed_one_fs);
-  EXPECT_EQ(e->reason, "commit thread");
+  EXPECT_EQ(e->reasons, std::vector<std::string>{"commit thread"});
   ASSERT_FALSE(e->holders.empty());
   EXPECT_EQ(e->holders[0].task.tid, 10);
   EXPECT_EQ(edge_of(a, wait0, commit1), nullptr);
@@ -86,7 +87,9 @@ TEST(GraphEdges, ATaskWithoutDeviceTakesTheDeviceOfItsOtherSamples) {
   EXPECT_FALSE(a.graph.nodes[on1].device_assumed);
   EXPECT_FALSE(a.graph.nodes[on0].device_assumed);
   bool unknown = false;
-  for (const GraphNode& n : a.graph.nodes) unknown = unknown || n.label == "vfs:rename-lock";
+  for (const GraphNode& n : a.graph.nodes)
+    unknown = unknown || (n.kind == NodeKind::group && n.device.empty() &&
+                          a.classification.groups[n.group].name == "vfs:rename-lock");
   EXPECT_TRUE(unknown) << "the other thread's rename took its process's device";
 }
 
@@ -127,7 +130,7 @@ TEST(GraphEdges, ExplicitFactsWinOverInference) {
   EXPECT_EQ(out[0]->to, b);
   EXPECT_EQ(out[0]->confidence, Confidence::stated);
   EXPECT_EQ(confidence_name(out[0]->confidence), "explicit");
-  EXPECT_EQ(out[0]->reason, "mutex");
+  EXPECT_EQ(out[0]->reasons, std::vector<std::string>{"mutex"});
   ASSERT_EQ(out[0]->holders.size(), 1u);
   EXPECT_EQ(out[0]->holders[0].task.tid, 2);
 }
@@ -146,7 +149,9 @@ TEST(GraphEdges, AHolderNobodySampledIsATaskNode) {
   ASSERT_EQ(out.size(), 1u);
   const GraphNode& h = a.graph.nodes[out[0]->to];
   EXPECT_EQ(h.kind, NodeKind::task);
-  EXPECT_EQ(h.label, "holder (77)");
+  ASSERT_EQ(h.tasks.size(), 1u);
+  EXPECT_EQ(h.tasks[0].task.tid, 77);
+  EXPECT_EQ(node_words(Report{m.capture, a}, out[0]->to), "holder (77)");
   ASSERT_FALSE(a.graph.chains.empty());
   EXPECT_EQ(a.graph.chains[0].nodes.back(), out[0]->to);  // the chain ends at the holder
 }
@@ -164,11 +169,15 @@ TEST(GraphEdges, WithoutHoldersEdgesGoToTheDeviceOrToAHolderNobodySaw) {
   auto commit = edges_from(a, node_of(a, "jbd2:force-commit"));
   ASSERT_EQ(commit.size(), 1u);
   EXPECT_EQ(a.graph.nodes[commit[0]->to].kind, NodeKind::unseen);
-  EXPECT_EQ(a.graph.nodes[commit[0]->to].label, "the jbd2 commit thread, not sampled @sda1");
+  EXPECT_EQ(a.graph.nodes[commit[0]->to].unseen, "the jbd2 commit thread, not sampled");
+  EXPECT_EQ(a.graph.nodes[commit[0]->to].device, "sda1");
+  EXPECT_EQ(node_words(Report{m.capture, a}, commit[0]->to),
+            "the jbd2 commit thread, not sampled @sda1");
   auto writeback = edges_from(a, node_of(a, "mm:writeback", "sda1"));
   ASSERT_EQ(writeback.size(), 1u);
   EXPECT_EQ(a.graph.nodes[writeback[0]->to].kind, NodeKind::device);
-  EXPECT_EQ(a.graph.nodes[writeback[0]->to].label, "block device sda1");
+  EXPECT_EQ(a.graph.nodes[writeback[0]->to].kind, NodeKind::device);
+  EXPECT_EQ(node_words(Report{m.capture, a}, writeback[0]->to), "block device sda1");
   EXPECT_EQ(writeback[0]->confidence, Confidence::strong);  // its device was recorded
 }
 
@@ -186,7 +195,7 @@ TEST(GraphEdges, AWorkqueueFlushWaitsForTheKworkerRunningWork) {
   auto out = edges_from(a, node_of(a, "workqueue:flush"));
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0]->to, node_of(a, "sleep:mydrv_reset_work"));
-  EXPECT_EQ(out[0]->reason, "worker");
+  EXPECT_EQ(out[0]->reasons, std::vector<std::string>{"worker"});
   ASSERT_FALSE(out[0]->holders.empty());
   EXPECT_EQ(out[0]->holders[0].task.tid, 30);
 }
@@ -222,11 +231,12 @@ TEST(GraphEdges, ARoleTaskWaitsForWhatItsOwnStackWaitsFor) {
   ASSERT_NE(cp, UINT32_MAX);
   auto out = edges_from(a, cp);
   ASSERT_EQ(out.size(), 1u);
-  EXPECT_EQ(a.graph.nodes[out[0]->to].label, "block device vda1");
+  EXPECT_EQ(a.graph.nodes[out[0]->to].kind, NodeKind::device);
+  EXPECT_EQ(node_words(Report{m.capture, a}, out[0]->to), "block device vda1");
   const GraphEdge* ls = edge_of(a, node_of(a, "jbd2:log-space", "vda1"), cp);
   ASSERT_NE(ls, nullptr);
   EXPECT_EQ(ls->confidence, Confidence::strong);
-  EXPECT_EQ(ls->reason, "checkpointer");
+  EXPECT_EQ(ls->reasons, std::vector<std::string>{"checkpointer"});
 }
 
 TEST(GraphEdges, WeightsAreAverageBlockedThreadsInCaptures) {
@@ -271,7 +281,8 @@ TEST(GraphDevices, GroupsNotTiedToADeviceAreOneNode) {
   for (const GraphNode& n : a.graph.nodes)
     if (n.kind == NodeKind::group && a.classification.groups[n.group].name == "fuse:request") {
       ++fuse_nodes;
-      EXPECT_EQ(n.label, "fuse:request");
+      EXPECT_EQ(n.mount_point, "");
+      EXPECT_FALSE(n.serving);
       EXPECT_EQ(n.device, "");
       EXPECT_DOUBLE_EQ(n.weight, 2);
     }

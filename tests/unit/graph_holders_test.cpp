@@ -66,7 +66,7 @@ TEST(GraphHolders, TheFreezerIsTheHolderAndTheRootWhateverItWaitsFor) {
   ASSERT_NE(freezer, UINT32_MAX);
   const GraphEdge* e = edge_of(a, writers, freezer);
   ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->reason, "freezer");
+  EXPECT_EQ(e->reasons, std::vector<std::string>{"freezer"});
   EXPECT_EQ(e->holders.at(0).task.tid, 30);
   // The freezer's own RCU grace period gives no edge: the chain ends at the freezer.
   EXPECT_TRUE(edges_from(a, freezer).empty());
@@ -74,14 +74,14 @@ TEST(GraphHolders, TheFreezerIsTheHolderAndTheRootWhateverItWaitsFor) {
   EXPECT_EQ(a.graph.chains[0].nodes.back(), freezer);
 
   const Finding& f = a.graph.verdict.findings.at(0);
-  EXPECT_EQ(f.subject, "a frozen file system on loop0");
+  EXPECT_EQ(subject_words(m.capture, f), "a frozen file system on loop0");
   EXPECT_DOUBLE_EQ(f.total, 3);
   ASSERT_EQ(f.waits.size(), 1u);
-  EXPECT_EQ(f.waits[0].holder.label, "freezer");
+  EXPECT_EQ(f.waits[0].holder.labels, std::vector<std::string>{"freezer"});
   EXPECT_EQ(f.waits[0].holder.task.tid, 30);
   EXPECT_FALSE(f.holder_unknown);
   EXPECT_EQ(f.root_holder.task.tid, 30);
-  EXPECT_EQ(f.root_holder_waits, "for an RCU grace period");
+  EXPECT_EQ(f.root_holder_waits.phrase, "for an RCU grace period");
   const std::string text = verdict_text(m, a);
   EXPECT_EQ(text.substr(0, text.find("\n\n")),
             "3.0 blocked threads wait on a frozen file system on loop0: 3.0 for the frozen file "
@@ -106,7 +106,7 @@ TEST(GraphHolders, APageLockOfAFuseFileWaitsForTheReaderThenItsDaemon) {
   ASSERT_EQ(edges_from(a, waiters).size(), 1u);
   const GraphEdge* e = edge_of(a, waiters, reader);
   ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->reason, "reader");
+  EXPECT_EQ(e->reasons, std::vector<std::string>{"reader"});
   EXPECT_EQ(e->holders.at(0).task.tid, 30);
   EXPECT_FALSE(e->assumed_one_fs);  // no device was missing: there is none
   EXPECT_NE(edge_of(a, reader, daemon), nullptr);
@@ -115,8 +115,8 @@ TEST(GraphHolders, APageLockOfAFuseFileWaitsForTheReaderThenItsDaemon) {
   const Finding& f = a.graph.verdict.findings.at(0);
   EXPECT_EQ(subject_words(m.capture, f), "the FUSE daemon sshfs (50)");
   ASSERT_EQ(f.behind.size(), 1u);
-  EXPECT_EQ(f.behind[0].phrase, "for page locks");
-  EXPECT_EQ(f.behind[0].holder.label, "reader");
+  EXPECT_EQ(f.behind[0].wait.phrase, "for page locks");
+  EXPECT_EQ(f.behind[0].holder.labels, std::vector<std::string>{"reader"});
   EXPECT_EQ(f.behind[0].holder.task.tid, 30);
   const std::string text = verdict_text(m, a);
   EXPECT_EQ(text.substr(0, text.find('\n')),
@@ -145,9 +145,9 @@ TEST(GraphHolders, APageLockWithItsReadInFlightWaitsForTheServerOfItsFileSystem)
   const GraphEdge* e =
       edge_of(b, node_of(b, "folio-lock:filemap_get_pages"), node_of(b, "fuse:daemon"));
   ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->reason, "daemon");
+  EXPECT_EQ(e->reasons, std::vector<std::string>{"daemon"});
   EXPECT_EQ(subject_words(m.capture, b.graph.verdict.findings.at(0)), "the FUSE daemon sshfs (50)");
-  EXPECT_EQ(b.graph.verdict.findings.at(0).waits.at(0).phrase, "for page locks");
+  EXPECT_EQ(b.graph.verdict.findings.at(0).waits.at(0).wait.phrase, "for page locks");
 }
 
 TEST(GraphHolders, TheMmapLockHolderOfARemoteAccessIsNamedWithItsOwnWaitBehind) {
@@ -168,7 +168,7 @@ TEST(GraphHolders, TheMmapLockHolderOfARemoteAccessIsNamedWithItsOwnWaitBehind) 
 
   const Finding& f = a.graph.verdict.findings.at(0);
   ASSERT_EQ(f.behind.size(), 1u);
-  EXPECT_EQ(f.behind[0].phrase, "for mmap_lock");
+  EXPECT_EQ(f.behind[0].wait.phrase, "for mmap_lock");
   EXPECT_EQ(f.behind[0].holder.task.tid, 101);
   const std::string text = verdict_text(m, a);
   EXPECT_NE(text.find("3 for mmap_lock (mmap_lock holder zoo-remote (101)) behind them"),
@@ -190,12 +190,12 @@ TEST(GraphHolders, ADirectoryLockHeldByAFuseCreateWaitsForTheCreatorThenTheDaemo
   EXPECT_EQ(a.graph.nodes[dir].device, "");  // not vda
   const GraphEdge* e = edge_of(a, dir, node_of(a, "fuse:request"));
   ASSERT_NE(e, nullptr);
-  EXPECT_EQ(e->reason, "directory operation");
+  EXPECT_EQ(e->reasons, std::vector<std::string>{"directory operation"});
   EXPECT_EQ(e->holders.at(0).task.tid, 10);
   const Finding& f = a.graph.verdict.findings.at(0);
   EXPECT_EQ(subject_words(m.capture, f), "the FUSE daemon");
   ASSERT_EQ(f.behind.size(), 1u);
-  EXPECT_EQ(f.behind[0].phrase, "in directory locks");
+  EXPECT_EQ(f.behind[0].wait.phrase, "in directory locks");
   EXPECT_EQ(f.behind[0].holder.task.tid, 10);
 }
 
@@ -234,8 +234,9 @@ TEST(GraphHolders, TheFuseDaemonTheSamplerFoundIsNamedWithItsMountAndState) {
     const GraphNode& n = a.graph.nodes[v];
     if (n.kind != NodeKind::group || a.classification.groups[n.group].name != "fuse:request")
       continue;
-    EXPECT_TRUE(n.label == "fuse:request@/mnt/remote" || n.label == "fuse:request@/mnt/other one")
-        << n.label;
+    EXPECT_TRUE(n.mount_point == "/mnt/remote" || n.mount_point == "/mnt/other one")
+        << n.mount_point;
+    EXPECT_EQ(node_words(Report{m.capture, a}, v), "fuse:request@" + n.mount_point);
     for (const GraphEdge* e : edges_from(a, v)) out.push_back(e);
   }
   ASSERT_EQ(out.size(), 2u);

@@ -55,7 +55,9 @@ TEST(GraphStorm, ChainsEndAtTheJournalOfTheStormsDevice) {
     const Chain& top = g.chains.front();
     const uint32_t largest = a.summary.groups.front().group;
     EXPECT_EQ(g.nodes[top.nodes.front()].group, largest);
-    EXPECT_EQ(g.nodes[top.nodes.back()].label, "block device " + dev);
+    EXPECT_EQ(g.nodes[top.nodes.back()].kind, NodeKind::device);
+    EXPECT_EQ(g.nodes[top.nodes.back()].device, dev);
+    EXPECT_EQ(node_words(Report{c, a}, top.nodes.back()), "block device " + dev);
     const GraphNode& last_group = g.nodes[top.nodes[top.nodes.size() - 2]];
     EXPECT_EQ(a.classification.groups[last_group.group].subsystem, "jbd2");
     EXPECT_EQ(last_group.device, dev);
@@ -64,28 +66,31 @@ TEST(GraphStorm, ChainsEndAtTheJournalOfTheStormsDevice) {
     // The verdict: the journal first, its commit thread and checkpointer named.
     ASSERT_FALSE(g.verdict.findings.empty());
     const Finding& f = g.verdict.findings.front();
-    EXPECT_EQ(f.subject, "the jbd2 journal of " + dev);
-    EXPECT_EQ(f.then, "block device " + dev);
+    EXPECT_EQ(f.subject, "the jbd2 journal of {device}");
+    EXPECT_EQ(f.subject_device, dev);
+    EXPECT_EQ(subject_words(c, f), "the jbd2 journal of " + dev);
+    ASSERT_EQ(f.then.size(), 1u);
+    EXPECT_EQ(f.then[0], top.nodes.back());
     bool commit = false, log_space = false, rename = false;
     for (const VerdictPart& p : f.waits) {
       const std::string_view comm = c.strings().get(p.holder.task.comm);
-      if (p.phrase == "for commit") {
+      if (p.wait.phrase == "for commit") {
         commit = true;
-        EXPECT_EQ(p.holder.label, "commit thread");
+        EXPECT_EQ(p.holder.labels, std::vector<std::string>{"commit thread"});
         EXPECT_EQ(comm, "jbd2/" + dev + "-8");
       }
-      if (p.phrase == "for log space") {
+      if (p.wait.phrase == "for log space") {
         log_space = true;
-        EXPECT_EQ(p.holder.label, "checkpointer");
+        EXPECT_EQ(p.holder.labels, std::vector<std::string>{"checkpointer"});
         EXPECT_TRUE(comm.starts_with("storm-w")) << comm;
       }
     }
     // Behind them, the rename lock is named with its holder, a renamer itself blocked on
     // the way to the journal.
     for (const VerdictPart& p : f.behind) {
-      if (p.phrase != "in the rename lock") continue;
+      if (p.wait.phrase != "in the rename lock") continue;
       rename = true;
-      EXPECT_EQ(p.holder.label, "renamer");
+      EXPECT_EQ(p.holder.labels, std::vector<std::string>{"renamer"});
       EXPECT_TRUE(c.strings().get(p.holder.task.comm).starts_with("storm-w"));
     }
     EXPECT_TRUE(commit && log_space && rename);
@@ -106,7 +111,8 @@ TEST(GraphStorm, TheSeedReportsStacksPointAtTheJournal) {
   Analysis a = analyze(c);
   ASSERT_FALSE(a.graph.verdict.findings.empty());
   const Finding& f = a.graph.verdict.findings.front();
-  EXPECT_EQ(f.subject, "the jbd2 journal of an unknown device");
+  EXPECT_EQ(f.subject_device, "");
+  EXPECT_EQ(subject_words(c, f), "the jbd2 journal of an unknown device");
   EXPECT_DOUBLE_EQ(f.total, 2);  // log space and force commit; nobody else was sampled
   EXPECT_TRUE(f.assumed_one_fs);
 }

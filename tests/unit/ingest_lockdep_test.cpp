@@ -275,7 +275,7 @@ TEST(LockdepGraph, RenameWaitersPointAtTheWriterExplicitly) {
   const GraphEdge& e = *out[0];
   EXPECT_EQ(e.to, writer);
   EXPECT_EQ(e.confidence, Confidence::stated);
-  EXPECT_EQ(e.reason, kDirLock);
+  EXPECT_EQ(e.reasons, std::vector<std::string>{std::string(kDirLock)});
   EXPECT_DOUBLE_EQ(e.weight, 3);
   ASSERT_EQ(e.holders.size(), 1u);
   EXPECT_EQ(e.holders[0].task.tid, 1234);
@@ -292,10 +292,10 @@ TEST(LockdepGraph, RenameWaitersPointAtTheWriterExplicitly) {
   EXPECT_EQ(a.graph.nodes[chain.back()].kind, NodeKind::device);
   ASSERT_FALSE(a.graph.verdict.findings.empty());
   const Finding& f = a.graph.verdict.findings[0];
-  EXPECT_EQ(f.subject, "block device sda1");
+  EXPECT_EQ(subject_words(c, f), "block device sda1");
   bool renamers_behind = false;
   for (const VerdictPart& p : f.behind) {
-    if (p.phrase != "in the rename lock") continue;
+    if (p.wait.phrase != "in the rename lock") continue;
     renamers_behind = p.weight == 3;
     // Behind the subject, its holder is named: here, as lockdep named it.
     EXPECT_TRUE(p.holder.stated);
@@ -335,8 +335,8 @@ TEST(LockdepGraph, AHolderSeenOnlyInTheListsIsNamedInTheVerdict) {
   ASSERT_FALSE(a.graph.verdict.findings.empty());
   const Finding& f = a.graph.verdict.findings[0];
   ASSERT_FALSE(f.waits.empty());
-  EXPECT_EQ(f.waits[0].phrase, "in the rename lock");
-  EXPECT_EQ(f.waits[0].holder.label, kDirLock);
+  EXPECT_EQ(f.waits[0].wait.phrase, "in the rename lock");
+  EXPECT_EQ(f.waits[0].holder.labels, std::vector<std::string>{std::string(kDirLock)});
   EXPECT_TRUE(f.waits[0].holder.stated);
   EXPECT_EQ(f.waits[0].holder.task.tid, 77);
   std::string text = find_renderer("text")->render(Report{c, a}, RenderOptions{});

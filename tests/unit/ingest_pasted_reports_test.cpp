@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "hangscope/classify.hpp"
+#include "hangscope/render.hpp"
 #include "support/capture_text.hpp"
 
 using namespace hangscope;
@@ -116,8 +117,13 @@ TEST(TaskHeaders, CantDieFiveDigitFreeStackAndAStackLost) {
   const SourceInfo& si = c.sources[0];
   EXPECT_EQ(si.stackless_tasks, 1u);
   ASSERT_EQ(si.stackless.size(), 1u);
-  EXPECT_EQ(si.stackless[0], kDir + "kernel-log/hung-task-4.19-cant-die-freestack.written.log:43: "
-                                    "syz-executor.5 (9450)");
+  EXPECT_EQ(si.stackless[0].where,
+            kDir + "kernel-log/hung-task-4.19-cant-die-freestack.written.log:43");
+  EXPECT_EQ(si.stackless[0].comm, "syz-executor.5");
+  EXPECT_EQ(si.stackless[0].tid, 9450);
+  EXPECT_EQ(
+      stackless_words(si.stackless[0]),
+      kDir + "kernel-log/hung-task-4.19-cant-die-freestack.written.log:43: syz-executor.5 (9450)");
   EXPECT_EQ(si.skipped_lines, 1u);
   EXPECT_EQ(si.first_skipped_in_task,
             kDir + "kernel-log/hung-task-4.19-cant-die-freestack.written.log:48");
@@ -161,7 +167,7 @@ TEST(TaskHeaders, TheLineThatBrokeATaskIsNamed) {
   EXPECT_EQ(c.sources[0].first_skipped, "x.log:1");
   EXPECT_EQ(c.sources[0].first_skipped_in_task, "x.log:4");
   ASSERT_EQ(c.sources[0].stackless.size(), 1u);
-  EXPECT_EQ(c.sources[0].stackless[0], "x.log:3: a (1)");
+  EXPECT_EQ(stackless_words(c.sources[0].stackless[0]), "x.log:3: a (1)");
 }
 
 TEST(PastedText, MailQuotedLinesCutInTwoAreRejoined) {

@@ -169,7 +169,7 @@ TEST(TopView, GroupsCarryTheirTopStackAndHolderChain) {
   auto rename = std::find_if(s.frame.groups.begin(), s.frame.groups.end(),
                              [](const TopGroupRow& r) { return r.name == "vfs:rename-lock"; });
   ASSERT_NE(rename, s.frame.groups.end());
-  EXPECT_EQ(rename->chain, chain_words(a.graph, a.graph.chains.front()));
+  EXPECT_EQ(rename->chain, chain_words(Report{s.capture, a}, a.graph.chains.front()));
   EXPECT_EQ(rename->chain.rfind("vfs:rename-lock@loop0 (", 0), 0u) << rename->chain;
   // Its most sampled stack, innermost frame first, as the report's first top stack.
   auto summary = std::find_if(a.summary.groups.begin(), a.summary.groups.end(),
