@@ -53,7 +53,7 @@ class RandomStacks {
     std::unordered_set<std::string> seen;
     while (names_.size() < kNames) {
       std::string name = std::string(parts[part(rng_)]) + "_" + parts[part(rng_)] + "_" +
-                         parts[part(rng_)] + "_" + std::to_string(names_.size());
+                         parts[part(rng_)] + "_" + std::to_string(100000 + names_.size());
       if (seen.insert(name).second) names_.push_back(std::move(name));
     }
   }
