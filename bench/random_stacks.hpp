@@ -75,11 +75,14 @@ class RandomStacks {
       const size_t d = depth(rng_);
       ids.clear();
       if (!parents.empty()) {
-        const std::vector<uint32_t>& parent =
-            parents[std::uniform_int_distribution<size_t>(0, parents.size() - 1)(rng_)];
-        const size_t fresh = std::min(d - 1, 1 + extra(rng_));
-        const size_t kept = std::min(parent.size(), d - fresh);
-        ids.assign(parent.begin(), parent.begin() + static_cast<std::ptrdiff_t>(kept));
+        // The first d - fresh frames of an earlier stack at least that deep (a few draws
+        // find one: depths are uniform), then `fresh` new ones.
+        const size_t kept = d - std::min(d - 1, 1 + extra(rng_));
+        std::uniform_int_distribution<size_t> pick(0, parents.size() - 1);
+        const std::vector<uint32_t>* parent = &parents[pick(rng_)];
+        for (int tries = 0; parent->size() < kept && tries < 64; ++tries) parent = &parents[pick(rng_)];
+        ids.assign(parent->begin(),
+                   parent->begin() + static_cast<std::ptrdiff_t>(std::min(kept, parent->size())));
       }
       while (ids.size() < d) ids.push_back(static_cast<uint32_t>(name(rng_)));
       uint64_t h = 1469598103934665603ull;
