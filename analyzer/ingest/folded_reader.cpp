@@ -301,36 +301,21 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
 // after it in order: their frames, stacks, totals and wakeups then come out as reading
 // every line in order makes them.
 void FoldedReader::read_parts(const InputParts& input, CaptureBuilder& out) const {
-  struct Part {
-    Capture capture;
-    std::unique_ptr<CaptureBuilder> builder;
-    FoldedTotals totals;
-  };
-  std::vector<Part> rest(input.parts.empty() ? 0 : input.parts.size() - 1);
   FoldedTotals totals;
-  for (Part& p : rest)
-    p.builder = std::make_unique<CaptureBuilder>(p.capture, out.info(), out.options());
-  for_each_part(input, [&](size_t i, LineReader& in) {
-    if (i == 0)
-      read_lines(in, out, totals);
-    else
-      read_lines(in, *rest[i - 1].builder, rest[i - 1].totals);
-  });
-  for (Part& p : rest) {
-    MergedIds ids = merge_tables(p.capture.stacks, out.stacks());
-    for (const FoldedTotals::Total& t : p.totals.order())
-      totals.of(ids.stacks[t.stack], ids.strings[t.comm]).weight += t.weight;
-    for (const WaitsOnFact& f : p.capture.facts) {
-      WaitsOnFact g = f;
-      g.waiter_comm = ids.strings[f.waiter_comm];
-      g.holder_comm = ids.strings[f.holder_comm];
-      g.kind = ids.strings[f.kind];
-      if (totals.wakeups.emplace(g.waiter_comm, g.holder_comm).second) out.add_fact(g);
-    }
-    totals.bcc = totals.bcc || p.totals.bcc;
-    totals.commands = totals.commands || p.totals.commands;
-    add_skipped(out.info(), p.capture.sources[0]);
-  }
+  read_and_merge(input, out, totals, read_lines,
+                 [&](const Capture& part, const MergedIds& ids, const FoldedTotals& more) {
+                   for (const FoldedTotals::Total& t : more.order())
+                     totals.of(ids.stacks[t.stack], ids.strings[t.comm]).weight += t.weight;
+                   for (WaitsOnFact f : part.facts) {
+                     f.waiter_comm = ids.strings[f.waiter_comm];
+                     f.holder_comm = ids.strings[f.holder_comm];
+                     f.kind = ids.strings[f.kind];
+                     if (totals.wakeups.emplace(f.waiter_comm, f.holder_comm).second)
+                       out.add_fact(f);
+                   }
+                   totals.bcc = totals.bcc || more.bcc;
+                   totals.commands = totals.commands || more.commands;
+                 });
   add_totals(totals, microseconds_, out);
 }
 

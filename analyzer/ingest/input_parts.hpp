@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,6 +47,35 @@ MergedIds merge_tables(const StackTable& part, StackTable& into);
 
 // The lines a later part of an input skipped, added to the input's own account.
 void add_skipped(SourceInfo& into, const SourceInfo& part);
+
+// The common course of Reader::read_parts: read(in, builder, state) reads each part,
+// part 0 into `out` and `first` on the calling thread, each other into a capture and a
+// State of its own on a thread of its own; then, in input order, every other part's
+// tables are merged into `out`'s, merge(part, ids, state) adds what its State holds to
+// `first`, and the lines it skipped are added to `out`'s source.
+template <typename State, typename Read, typename Merge>
+void read_and_merge(const InputParts& input, CaptureBuilder& out, State& first, Read read,
+                    Merge merge) {
+  struct Part {
+    Capture capture;
+    std::unique_ptr<CaptureBuilder> builder;
+    State state;
+  };
+  std::vector<Part> rest(input.parts.empty() ? 0 : input.parts.size() - 1);
+  for (Part& p : rest)
+    p.builder = std::make_unique<CaptureBuilder>(p.capture, out.info(), out.options());
+  for_each_part(input, [&](size_t i, LineReader& in) {
+    if (i == 0)
+      read(in, out, first);
+    else
+      read(in, *rest[i - 1].builder, rest[i - 1].state);
+  });
+  for (Part& p : rest) {
+    const MergedIds ids = merge_tables(p.capture.stacks, out.stacks());
+    merge(p.capture, ids, p.state);
+    add_skipped(out.info(), p.capture.sources[0]);
+  }
+}
 
 // A plain file mapped whole, read-only, for reading in parts: none for standard input,
 // what is not a regular file, and compressed files (decompressed as a stream instead).

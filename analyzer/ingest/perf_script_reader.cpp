@@ -373,27 +373,12 @@ void read_lines(LineReader& in, CaptureBuilder& out, PerfLines& lines) {
 // Part 0 is read into the capture itself, the others into tables of their own, merged
 // after it in order.
 void PerfScriptReader::read_parts(const InputParts& input, CaptureBuilder& out) const {
-  struct Part {
-    Capture capture;
-    std::unique_ptr<CaptureBuilder> builder;
-    PerfLines lines;
-  };
-  std::vector<Part> rest(input.parts.empty() ? 0 : input.parts.size() - 1);
-  for (Part& p : rest)
-    p.builder = std::make_unique<CaptureBuilder>(p.capture, out.info(), out.options());
   PerfLines lines;
-  for_each_part(input, [&](size_t i, LineReader& in) {
-    if (i == 0)
-      read_lines(in, out, lines);
-    else
-      read_lines(in, *rest[i - 1].builder, rest[i - 1].lines);
-  });
-  for (Part& p : rest) {
-    MergedIds ids = merge_tables(p.capture.stacks, out.stacks());
-    for (const EventSamples& e : p.lines.events)
-      lines.events[lines.event_index(e.name)].add_part(e, ids);
-    add_skipped(out.info(), p.capture.sources[0]);
-  }
+  read_and_merge(input, out, lines, read_lines,
+                 [&](const Capture&, const MergedIds& ids, const PerfLines& more) {
+                   for (const EventSamples& e : more.events)
+                     lines.events[lines.event_index(e.name)].add_part(e, ids);
+                 });
   add_counted(lines, input.name, out);
 }
 
