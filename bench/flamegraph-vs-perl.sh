@@ -1,58 +1,83 @@
 #!/bin/sh
-# The flamegraph side by side with FlameGraph's flamegraph.pl, in one run, on the same
-# ~100 MB folded file (about 200,000 distinct kernel-like stacks, made at run time and
-# removed afterwards). Prints wall time and peak memory of each, and their ratios.
+# The flamegraph side by side with FlameGraph's flamegraph.pl (and inferno-flamegraph when
+# given), in one run: the same folded file handed to each, the same minimum frame width
+# passed to each, runs paired (one of each tool after the other, RUNS times), on several
+# shapes of input, each a file of distinct stacks made at run time and removed afterwards
+# (bench/generated_files.hpp):
+#   kernel     about 200,000 kernel-like stacks, about 17 flame-tree nodes per stack, 100 MB
+#   random     200,000 distinct stacks, depth 27 on average, frames drawn at random from
+#              5,000 names at every level, about 117 MB
+#   shared:N   200,000 stacks, each an earlier one with about N frames replaced: N tree
+#              nodes per stack, as real perf profiles make (1.6 to 8.3)
+# Prints wall time, CPU time and peak memory of each run, the SVG's size, and the ratios
+# of the medians (by wall time: flamegraph.pl / hangscope, inferno / hangscope).
 #
 # usage: bench/flamegraph-vs-perl.sh BUILD_DIR [FLAMEGRAPH_PL]
-#   FLAMEGRAPH_PL (or $FLAMEGRAPH_PL): path to flamegraph.pl; without it, only hangscope
-#   is measured. It is not part of this repository or of Debian: get it from FlameGraph.
-#
-# hangscope's side is what a user runs: `hangscope report -f svg -o OUT FILE` (reader,
-# analyses, SVG), and the ratios are taken from it. The benchmark's --svg mode is shown
-# too, for its break-down: the same stacks generated straight into the model (the
-# generation counts as "build model"), then the analyses and the SVG, each timed.
+#   FLAMEGRAPH_PL (or $FLAMEGRAPH_PL): flamegraph.pl; without it, hangscope alone. It is
+#     not part of this repository or of Debian: get it from FlameGraph.
+#   INFERNO=PATH   inferno-flamegraph, measured too (a build of inferno, FlameGraph's Rust port)
+#   SHAPES="kernel random shared:3"   the shapes, in order
+#   MIN_WIDTH=1    pixels of a 1200-pixel picture under which frames are merged away, for
+#                  every tool (hangscope --min-width, flamegraph.pl and inferno --minwidth)
+#   RUNS=3         paired runs per shape
+#   THREADS=0      hangscope report --threads (0: one per CPU; 1: one thread)
 set -eu
 build=${1:?usage: $0 BUILD_DIR [FLAMEGRAPH_PL]}
 perl_fg=${2:-${FLAMEGRAPH_PL:-}}
-bench=$build/bench/hangscope_flamegraph_bench
-[ -x "$bench" ] || { echo "$bench not built" >&2; exit 1; }
+inferno=${INFERNO:-}
+shapes=${SHAPES:-kernel random shared:3}
+min_width=${MIN_WIDTH:-1}
+runs=${RUNS:-3}
+threads=${THREADS:-0}
+gen=$build/bench/hangscope_flamegraph_bench
+hs=$build/hangscope
+for x in "$gen" "$hs"; do [ -x "$x" ] || { echo "$x not built" >&2; exit 1; }; done
 [ -x /usr/bin/time ] || { echo "/usr/bin/time is missing (Debian package time)" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/hangscope-fg-bench.XXXXXX")
 trap 'rm -rf "$work"' EXIT INT TERM
 
-"$bench" --write-folded "$work/stacks.folded"
-size=$(stat -c %s "$work/stacks.folded")
-
-# "<wall seconds> <peak KiB> <cpu seconds>" of a command, its output to $1. CPU time
-# (user + system) is quoted too: the machine is shared, and wall time moves with it.
+# One run of a command, its output to $1: "<wall s> <cpu s> <peak KiB>". CPU time (user +
+# system) is quoted too: the machine may be shared, and wall time moves with it.
 measure() {
   out=$1; shift
-  /usr/bin/time -f "%e %M %U %S" -o "$work/time" "$@" > "$out"
-  awk '{ printf "%s %s %.2f\n", $1, $2, $3 + $4 }' "$work/time"
+  /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$@" > "$out"
+  awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$work/time"
 }
 
-echo "input: $(echo "$size" | awk '{printf "%.1f MB", $1/1e6}')"
-hs=$(measure "$work/hangscope.log" "$bench" --svg "$work/hangscope.svg")
-cat "$work/hangscope.log"
-set -- $hs
-hs_s=$1 hs_kb=$2 hs_cpu=$3
-echo "hangscope (model + analyses + svg): $hs_s s wall, $hs_cpu s cpu, peak $((hs_kb / 1024)) MiB, svg $(stat -c %s "$work/hangscope.svg") bytes"
+# The median of the first fields of the lines of a file.
+median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-if "$build/hangscope" report -f svg -o "$work/report.svg" "$work/stacks.folded" 2>/dev/null; then
-  r=$(measure /dev/null "$build/hangscope" report -f svg -o "$work/report.svg" "$work/stacks.folded")
-  set -- $r
-  hs_s=$1 hs_kb=$2 hs_cpu=$3
-  echo "hangscope report -f svg FILE (reader + analyses + svg): $1 s wall, $3 s cpu, peak $(($2 / 1024)) MiB, svg $(stat -c %s "$work/report.svg") bytes"
-else
-  echo "hangscope report does not read folded stacks in this build: the ratios are the benchmark's"
-fi
-
-if [ -n "$perl_fg" ]; then
-  p=$(measure "$work/perl.svg" perl "$perl_fg" "$work/stacks.folded")
-  set -- $p
-  echo "flamegraph.pl: $1 s wall, $3 s cpu, peak $(($2 / 1024)) MiB, svg $(stat -c %s "$work/perl.svg") bytes"
-  awk -v a="$1" -v b="$hs_s" -v c="$2" -v d="$hs_kb" -v s="$size" -v e="$3" -v f="$hs_cpu" 'BEGIN {
-    printf "ratio: hangscope is %.1fx faster in wall time, %.1fx in cpu time; peak memory %.2fx the input (flamegraph.pl %.2fx)\n", a / b, e / f, d * 1024 / s, c * 1024 / s }'
-else
-  echo "flamegraph.pl not given: no side-by-side figure"
-fi
+echo "min width ${min_width} px of 1200 for every tool; $runs paired runs per shape; hangscope --threads $threads"
+for shape in $shapes; do
+  input=$work/stacks.folded
+  "$gen" --write-folded "$input" "$shape" 2> /dev/null
+  size=$(stat -c %s "$input")
+  stacks=$(wc -l < "$input")
+  echo
+  echo "shape $shape: $(awk -v s="$size" 'BEGIN { printf "%.1f MB", s / 1e6 }'), $stacks distinct stacks"
+  : > "$work/hs" ; : > "$work/pl" ; : > "$work/inf"
+  i=0
+  while [ "$i" -lt "$runs" ]; do
+    i=$((i + 1))
+    r=$(measure "$work/hs.svg" "$hs" report -f svg --min-width "$min_width" --threads "$threads" "$input")
+    echo "$r" >> "$work/hs"
+    echo "  run $i hangscope report -f svg:  $r (wall s, cpu s, peak KiB), svg $(stat -c %s "$work/hs.svg") bytes"
+    if [ -n "$perl_fg" ]; then
+      r=$(measure "$work/pl.svg" perl "$perl_fg" --minwidth "$min_width" "$input")
+      echo "$r" >> "$work/pl"
+      echo "  run $i flamegraph.pl:            $r, svg $(stat -c %s "$work/pl.svg") bytes"
+    fi
+    if [ -n "$inferno" ]; then
+      r=$(measure "$work/inf.svg" "$inferno" --minwidth "$min_width" "$input")
+      echo "$r" >> "$work/inf"
+      echo "  run $i inferno-flamegraph:       $r, svg $(stat -c %s "$work/inf.svg") bytes"
+    fi
+  done
+  hs_s=$(median "$work/hs")
+  hs_kb=$(awk '{ print $3 }' "$work/hs" | sort -n | tail -1)
+  line="  median hangscope $hs_s s, peak $(awk -v k="$hs_kb" -v s="$size" 'BEGIN { printf "%.0f MiB = %.2fx the input", k / 1024, k * 1024 / s }')"
+  [ -s "$work/pl" ] && line="$line; flamegraph.pl $(median "$work/pl") s: hangscope $(awk -v a="$(median "$work/pl")" -v b="$hs_s" 'BEGIN { printf "%.1fx", a / b }') faster"
+  [ -s "$work/inf" ] && line="$line; inferno $(median "$work/inf") s: hangscope $(awk -v a="$(median "$work/inf")" -v b="$hs_s" 'BEGIN { printf "%.2fx", a / b }') faster"
+  echo "$line"
+  rm -f "$input"
+done

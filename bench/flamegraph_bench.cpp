@@ -7,8 +7,14 @@
 // counter and against the folded text's size.
 //
 //   hangscope_flamegraph_bench                         the benchmarks
-//   hangscope_flamegraph_bench --write-folded FILE     the same stacks as a folded file,
-//                                                      for flamegraph.pl side by side
+//   hangscope_flamegraph_bench --write-folded FILE [SHAPE]
+//                                                      the same stacks as a folded file,
+//                                                      for flamegraph.pl side by side; or
+//                                                      stacks of another SHAPE: random,
+//                                                      shared:N (bench/random_stacks.hpp)
+//   hangscope_flamegraph_bench --write-perf-script FILE SHAPE
+//                                                      stacks of SHAPE as perf script text
+//                                                      (bench/compare-stackcollapse.sh)
 //   hangscope_flamegraph_bench --svg FILE              analyse and render once, timed
 //                                                      (what bench/flamegraph-vs-perl.sh runs)
 //
@@ -27,6 +33,7 @@
 #include "hangscope/analysis.hpp"
 #include "hangscope/ingest.hpp"
 #include "hangscope/render.hpp"
+#include "generated_files.hpp"
 #include "kernel_stacks.hpp"
 
 using namespace hangscope;
@@ -160,30 +167,7 @@ void BM_ReadFoldedAndRenderSvg(benchmark::State& state) {
 }
 BENCHMARK(BM_ReadFoldedAndRenderSvg)->Unit(benchmark::kMillisecond)->Iterations(1);
 
-int write_folded(const char* path) {
-  std::ofstream out(path, std::ios::binary);
-  bench::KernelStacks gen;
-  std::string line;
-  uint64_t bytes = gen.generate(kFoldedBytes, [&](const bench::GeneratedStack& s) {
-    line.clear();
-    for (size_t i = 0; i < s.root_first.size(); ++i) {
-      if (i) line += ';';
-      line += *s.root_first[i];
-    }
-    line += ' ';
-    line += std::to_string(s.weight);
-    line += '\n';
-    out << line;
-  });
-  out.close();
-  if (!out) {
-    std::perror(path);
-    return 1;
-  }
-  std::fprintf(stderr, "wrote %s: %.1f MB of folded stacks\n", path,
-               static_cast<double>(bytes) / 1e6);
-  return 0;
-}
+int write_folded(const char* path) { return bench::write_folded(path, "kernel", kFoldedBytes); }
 
 int svg_once(const char* path) {
   using clock = std::chrono::steady_clock;
@@ -210,7 +194,10 @@ int svg_once(const char* path) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 3 && std::strcmp(argv[1], "--write-folded") == 0) return write_folded(argv[2]);
+  if ((argc == 3 || argc == 4) && std::strcmp(argv[1], "--write-folded") == 0)
+    return bench::write_folded(argv[2], argc == 4 ? argv[3] : "kernel", kFoldedBytes);
+  if (argc == 4 && std::strcmp(argv[1], "--write-perf-script") == 0)
+    return bench::write_perf_script(argv[2], argv[3]);
   if (argc == 3 && std::strcmp(argv[1], "--svg") == 0) return svg_once(argv[2]);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;

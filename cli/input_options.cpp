@@ -86,6 +86,12 @@ void add_input_options(CLI::App& cmd, InputOptions& opts) {
                  "perf script: count the samples of this event (default: the first one)")
       ->type_name("NAME")
       ->group("Inputs");
+  cmd.add_option("--threads", opts.threads,
+                 "Read a large input (folded stacks, perf script) on this many threads; 0: one "
+                 "per CPU, 1: one thread")
+      ->check(CLI::Range(0u, 256u))
+      ->capture_default_str()
+      ->group("Inputs");
   add_rules_options(cmd, opts.rules);
 }
 
@@ -103,6 +109,7 @@ void read_inputs(const std::vector<std::string>& paths, const InputOptions& opts
   read.format = opts.format;
   read.keep_unreliable = opts.keep_unreliable;
   read.event = opts.event;
+  read.threads = opts.threads;
   for (const std::string& path : paths) read_input(path, read, capture);
 }
 

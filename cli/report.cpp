@@ -60,11 +60,12 @@ CLI::App* add_report(CLI::App& app, ReportOptions& opts) {
 namespace {
 
 int report_with(const Capture& capture, const ReportOptions& opts, const RuleSet& rules) {
+  const Renderer* renderer = find_renderer(opts.output.format);
   AnalysisOptions analysis_options;
   analysis_options.rules = &rules;
   analysis_options.flame.root = flame_root(opts.output);
+  analysis_options.needs = renderer->needs();  // what the output draws, nothing else
   Analysis analysis = analyze(capture, analysis_options);
-  const Renderer* renderer = find_renderer(opts.output.format);
   write_output(opts.output.output,
                renderer->render(Report{capture, analysis}, report_render_options(opts)));
   // The text report lists them; other outputs (folded stacks piped on) say them here.

@@ -154,12 +154,20 @@ std::unique_ptr<ByteSource> decompressing(std::unique_ptr<ByteSource> src, const
   }
   head.resize(got);
   Replay replay(std::move(src), head);
-  if (got >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-      static_cast<unsigned char>(head[1]) == 0x8b)
-    return std::make_unique<GzipSource>(std::move(replay), name);
-  if (got == 4 && head == std::string("\x28\xb5\x2f\xfd", 4))
-    return std::make_unique<ZstdSource>(std::move(replay), name);
+  switch (compression_of(head)) {
+    case Compression::gzip: return std::make_unique<GzipSource>(std::move(replay), name);
+    case Compression::zstd: return std::make_unique<ZstdSource>(std::move(replay), name);
+    case Compression::none: break;
+  }
   return std::make_unique<ReplaySource>(std::move(replay));
+}
+
+Compression compression_of(std::string_view head) {
+  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+      static_cast<unsigned char>(head[1]) == 0x8b)
+    return Compression::gzip;
+  if (head.starts_with(std::string_view("\x28\xb5\x2f\xfd", 4))) return Compression::zstd;
+  return Compression::none;
 }
 
 }  // namespace hangscope

@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "input_parts.hpp"
 #include "readers.hpp"
 
 namespace hangscope {
@@ -48,47 +49,82 @@ void read_input(std::unique_ptr<ByteSource> src, const std::string& name, std::s
   read_input(std::move(src), name, options, capture);
 }
 
+namespace {
+
+// The reader of an input: the one named by `format`, or the first sure of the input's
+// first bytes, or else the first that thinks it may be.
+const Reader& choose_reader(std::string_view head, const std::string& format,
+                            const std::string& name) {
+  if (!format.empty()) {
+    const Reader* reader = find_reader(format);
+    if (!reader) throw InputError(fmt::format("unknown input format '{}'", format));
+    return *reader;
+  }
+  if (head.empty()) throw InputError(fmt::format("{}: empty input", name));
+  const Reader* maybe = nullptr;
+  for (const Reader* r : readers()) {
+    Applicability a = r->recognizes(head);
+    if (a == Applicability::yes) return *r;
+    if (a == Applicability::maybe && !maybe) maybe = r;
+  }
+  if (maybe) return *maybe;
+  throw InputError(fmt::format("{}: not in any format hangscope reads ({})", name,
+                               fmt::join(reader_names(), ", ")));
+}
+
+CaptureBuilder builder_for(const Reader& reader, const std::string& path, const ReadOptions& options,
+                           Capture& capture) {
+  SourceInfo info;
+  info.path = path;
+  info.format = std::string(reader.name());
+  return CaptureBuilder(capture, std::move(info), options);
+}
+
+// An input of only lines no reader understood is no input of that format.
+void check_read(const Reader& reader, const CaptureBuilder& builder, const Capture& capture,
+                const std::string& name) {
+  const SourceInfo& si = capture.sources[builder.source()];
+  if (builder.samples_added() == 0 && si.skipped_lines > 0 && si.format != "capture") {
+    // Where a task's report broke says more than the first line of other text.
+    throw InputError(fmt::format(
+        "{}: no stacks found in this {} input (first unreadable line: {})", name,
+        reader.name(), si.first_skipped_in_task.empty() ? si.first_skipped : si.first_skipped_in_task));
+  }
+}
+
+// A large plain file whose reader reads parts: read on every thread (input_parts.hpp).
+bool read_in_parts(const std::string& path, const ReadOptions& options, Capture& capture) {
+  const unsigned threads = ingest::read_threads(options);
+  if (threads < 2) return false;
+  std::unique_ptr<ingest::MappedInput> mapped = ingest::MappedInput::open(path);
+  if (!mapped || mapped->text().size() < 2 * ingest::kMinPartBytes) return false;
+  std::string_view text = mapped->text();
+  const Reader& reader = choose_reader(text.substr(0, kHeadBytes), options.format, path);
+  if (reader.record_start(text, 0) == std::string_view::npos) return false;
+  const size_t parts = std::min<size_t>(threads, text.size() / ingest::kMinPartBytes);
+  InputParts input{ingest::split_at_records(text, parts, reader), path, true};
+  CaptureBuilder builder = builder_for(reader, path, options, capture);
+  reader.read_parts(input, builder);
+  check_read(reader, builder, capture, path);
+  return true;
+}
+
+}  // namespace
+
 void read_input(const std::string& path, const ReadOptions& options, Capture& capture) {
+  if (read_in_parts(path, options, capture)) return;
   read_input(open_input(path), path == "-" ? "<stdin>" : path, options, capture);
 }
 
 void read_input(std::unique_ptr<ByteSource> src, const std::string& path, const ReadOptions& options,
                 Capture& capture) {
   LineReader in(decompressing(std::move(src), path), path);
-  const Reader* reader = nullptr;
-  const std::string& format = options.format;
-  if (!format.empty()) {
-    reader = find_reader(format);
-    if (!reader) throw InputError(fmt::format("unknown input format '{}'", format));
-  } else {
-    std::string_view head = in.head(kHeadBytes);
-    if (head.empty()) throw InputError(fmt::format("{}: empty input", in.name()));
-    const Reader* maybe = nullptr;
-    for (const Reader* r : readers()) {
-      Applicability a = r->recognizes(head);
-      if (a == Applicability::yes) {
-        reader = r;
-        break;
-      }
-      if (a == Applicability::maybe && !maybe) maybe = r;
-    }
-    if (!reader) reader = maybe;
-    if (!reader)
-      throw InputError(fmt::format("{}: not in any format hangscope reads ({})", in.name(),
-                                   fmt::join(reader_names(), ", ")));
-  }
-  SourceInfo info;
-  info.path = path;
-  info.format = std::string(reader->name());
-  CaptureBuilder builder(capture, std::move(info), options);
-  reader->read(in, builder);
-  const SourceInfo& si = capture.sources[builder.source()];
-  if (builder.samples_added() == 0 && si.skipped_lines > 0 && si.format != "capture") {
-    // Where a task's report broke says more than the first line of other text.
-    throw InputError(fmt::format(
-        "{}: no stacks found in this {} input (first unreadable line: {})", in.name(),
-        reader->name(), si.first_skipped_in_task.empty() ? si.first_skipped : si.first_skipped_in_task));
-  }
+  const Reader& reader =
+      choose_reader(options.format.empty() ? in.head(kHeadBytes) : std::string_view(),
+                    options.format, in.name());
+  CaptureBuilder builder = builder_for(reader, path, options, capture);
+  reader.read(in, builder);
+  check_read(reader, builder, capture, in.name());
 }
 
 }  // namespace hangscope

@@ -22,6 +22,7 @@
 #include "frame_cache.hpp"
 #include "hangscope/frame_text.hpp"
 #include "hangscope/text.hpp"
+#include "input_parts.hpp"
 #include "readers.hpp"
 
 namespace hangscope::ingest {
@@ -108,12 +109,73 @@ class FoldedReader final : public Reader {
     return good * 2 > lines ? Applicability::maybe : Applicability::no;
   }
   void read(LineReader& in, CaptureBuilder& out) const override;
+  // Every line is a record.
+  size_t record_start(std::string_view text, size_t from) const override {
+    if (from == 0) return 0;
+    size_t nl = text.find('\n', from - 1);
+    return nl == std::string_view::npos ? text.size() : nl + 1;
+  }
+  void read_parts(const InputParts& input, CaptureBuilder& out) const override;
 
  private:
   bool microseconds_;
 };
 
-void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
+// What the lines of an input, or of a part of it, add up to.
+class FoldedTotals {
+ public:
+  struct Total {
+    StackId stack;
+    StrId comm;
+    uint64_t weight;
+  };
+  // The total of a (stack, command) pair, added in order of first appearance.
+  Total& of(StackId stack, StrId comm) {
+    uint32_t next = static_cast<uint32_t>(order_.size());
+    uint32_t* at;
+    if (comm == 0) {
+      if (stack >= by_stack_.size())
+        by_stack_.resize(std::max<size_t>(stack + 1, by_stack_.size() * 2), UINT32_MAX);
+      at = &by_stack_[stack];
+      if (*at == UINT32_MAX) *at = next;
+    } else {
+      at = &by_stack_and_comm_.try_emplace((uint64_t{stack} << 32) | comm, next).first->second;
+    }
+    if (*at == next) order_.push_back({stack, comm, 0});
+    return order_[*at];
+  }
+  const BulkVector<Total>& order() const { return order_; }
+
+  bool bcc = false;       // bcc's delimiters or missed-stack frames: microseconds
+  bool commands = false;  // some line began with a command (bcc's "-" delimited lines)
+  std::set<std::pair<StrId, StrId>> wakeups;  // offwaketime's (target, waker) commands
+
+ private:
+  BulkVector<Total> order_;  // in order of first appearance
+  // Where a (stack, command) pair is in `order`: by stack id where the line names no
+  // command (most folded files), a direct index with no hashing; in a map otherwise.
+  BulkVector<uint32_t> by_stack_;
+  absl::flat_hash_map<uint64_t, uint32_t> by_stack_and_comm_;
+};
+
+// The totals as the input's samples, and what they say of its source.
+void add_totals(const FoldedTotals& totals, bool microseconds, CaptureBuilder& out) {
+  out.reserve_samples(totals.order().size());
+  for (const FoldedTotals::Total& t : totals.order()) {
+    TaskSample s;
+    s.stack = t.stack;
+    s.comm = t.comm;
+    s.weight = t.weight;
+    s.state = '?';
+    out.add_sample(s);
+  }
+  if (microseconds || totals.bcc) out.info().unit = WeightUnit::microseconds;
+  // bcc's lines begin with the command, taken out of the frames: folded output puts it back.
+  out.info().command_root = totals.commands;
+}
+
+// The lines of `in` into `out`'s tables and `totals`.
+void read_lines(LineReader& in, CaptureBuilder& out, FoldedTotals& totals) {
   StackTable& stacks = out.stacks();
   FrameCache kernel_frames, user_frames;
   auto new_kernel_frame = [&](std::string_view text) {
@@ -132,33 +194,6 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
   std::vector<LineFrame> line_frames;
   std::vector<FrameId> leaf_first;
   std::vector<std::string_view> segments;
-  std::set<std::pair<StrId, StrId>> wakeups;
-  struct Total {
-    StackId stack;
-    StrId comm;
-    uint64_t weight;
-  };
-  BulkVector<Total> order;  // in order of first appearance
-  // Where a (stack, command) pair is in `order`: by stack id where the line names no
-  // command (most folded files), a direct index with no hashing; in a map otherwise.
-  BulkVector<uint32_t> by_stack;
-  absl::flat_hash_map<uint64_t, uint32_t> by_stack_and_comm;
-  auto total_of = [&](StackId stack, StrId comm) -> Total& {
-    uint32_t next = static_cast<uint32_t>(order.size());
-    uint32_t* at;
-    if (comm == 0) {
-      if (stack >= by_stack.size())
-        by_stack.resize(std::max<size_t>(stack + 1, by_stack.size() * 2), UINT32_MAX);
-      at = &by_stack[stack];
-      if (*at == UINT32_MAX) *at = next;
-    } else {
-      at = &by_stack_and_comm.try_emplace((uint64_t{stack} << 32) | comm, next).first->second;
-    }
-    if (*at == next) order.push_back({stack, comm, 0});
-    return order[*at];
-  };
-  bool bcc = microseconds_;
-  bool commands = false;  // some line began with a command (bcc's "-" delimited lines)
   std::string_view line;
   while (in.next(line)) {
     if (line.empty()) continue;
@@ -177,12 +212,12 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
       std::string_view f = segments[i];
       if (f == "--" && target_end == segments.size()) {
         target_end = i;
-        bcc = true;
+        totals.bcc = true;
       } else if (f == "-") {
         delimited = delimited || i < target_end;
-        bcc = true;
+        totals.bcc = true;
       } else if (!f.empty() && f.front() == '[' && f.starts_with("[Missed ")) {
-        bcc = true;
+        totals.bcc = true;
       } else if (f.ends_with("_[k]")) {
         annotated = true;
       }
@@ -197,7 +232,7 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
     if (delimited) {  // bcc: the root frame is the task's command
       comm = out.intern(segments[0]);
       first = 1;
-      commands = true;
+      totals.commands = true;
     }
     for (size_t i = first; i < target_end; ++i) {
       std::string_view f = segments[i];
@@ -232,13 +267,13 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
     }
     // A folded line is already an aggregate: lines of the same stack and command add up.
     StackId stack = stacks.intern_stack(leaf_first);
-    total_of(stack, comm).weight += count;
+    totals.of(stack, comm).weight += count;
     if (target_end + 1 < segments.size()) {
       // offwaketime: "...;--;<waker kernel leaf..root>;-;<waker user>;waker": last is comm.
       std::string_view waker_comm = segments.back();
       std::string_view target_comm = segments[0];
       StrId t = out.intern(target_comm), w = out.intern(waker_comm);
-      if (wakeups.emplace(t, w).second) {
+      if (totals.wakeups.emplace(t, w).second) {
         WaitsOnFact fact;
         fact.waiter_comm = t;
         fact.holder_comm = w;
@@ -247,18 +282,34 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
       }
     }
   }
-  out.reserve_samples(order.size());
-  for (const Total& t : order) {
-    TaskSample s;
-    s.stack = t.stack;
-    s.comm = t.comm;
-    s.weight = t.weight;
-    s.state = '?';
-    out.add_sample(s);
-  }
-  if (bcc) out.info().unit = WeightUnit::microseconds;
-  // bcc's lines begin with the command, taken out of the frames: folded output puts it back.
-  out.info().command_root = commands;
+}
+
+void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
+  FoldedTotals totals;
+  read_lines(in, out, totals);
+  add_totals(totals, microseconds_, out);
+}
+
+// Part 0 is read into the capture itself, the others into tables of their own, merged
+// after it in order: their frames, stacks, totals and wakeups then come out as reading
+// every line in order makes them.
+void FoldedReader::read_parts(const InputParts& input, CaptureBuilder& out) const {
+  FoldedTotals totals;
+  read_and_merge(input, out, totals, read_lines,
+                 [&](const Capture& part, const MergedIds& ids, const FoldedTotals& more) {
+                   for (const FoldedTotals::Total& t : more.order())
+                     totals.of(ids.stacks[t.stack], ids.strings[t.comm]).weight += t.weight;
+                   for (WaitsOnFact f : part.facts) {
+                     f.waiter_comm = ids.strings[f.waiter_comm];
+                     f.holder_comm = ids.strings[f.holder_comm];
+                     f.kind = ids.strings[f.kind];
+                     if (totals.wakeups.emplace(f.waiter_comm, f.holder_comm).second)
+                       out.add_fact(f);
+                   }
+                   totals.bcc = totals.bcc || more.bcc;
+                   totals.commands = totals.commands || more.commands;
+                 });
+  add_totals(totals, microseconds_, out);
 }
 
 }  // namespace

@@ -47,9 +47,9 @@ std::unique_ptr<ByteSource> fd_input(int fd, std::string name) {
   return std::make_unique<FdSource>(fd, std::move(name), false);
 }
 
-LineReader::LineReader(std::unique_ptr<ByteSource> src, std::string name)
+LineReader::LineReader(std::unique_ptr<ByteSource> src, std::string name, uint64_t lines_before)
     : src_(std::move(src)), name_(std::move(name)), buf_(new char[kInitialBuffer]),
-      cap_(kInitialBuffer) {}
+      cap_(kInitialBuffer), line_no_(lines_before) {}
 
 LineReader::~LineReader() = default;
 

@@ -15,6 +15,7 @@
 //   symbol, Java's inlined "a->b->c" as three frames (the inner two kInlined), Rust's
 //   legacy symbols demangled.
 #include <absl/container/flat_hash_map.h>
+#include <algorithm>
 #include <fmt/format.h>
 
 #include <string>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "hangscope/frame_text.hpp"
+#include "input_parts.hpp"
 #include "perf_script_lines.hpp"
 #include "readers.hpp"
 #include "rust_symbols.hpp"
@@ -138,6 +140,20 @@ class SampleTotals {
     }
     ++count_;
   }
+  // The totals of a later part of the input, their ids already the capture's.
+  void add_part(const SampleTotals& part, const MergedIds& ids) {
+    for (TaskSample s : part.samples_) {
+      s.stack = ids.stacks[s.stack];
+      s.comm = ids.strings[s.comm];
+      auto [it, added] = index_.try_emplace(
+          std::make_tuple(s.stack, s.tid, s.pid, s.comm, s.state), samples_.size());
+      if (added)
+        samples_.push_back(s);
+      else
+        samples_[it->second].weight += s.weight;
+    }
+    count_ += part.count_;
+  }
   const std::vector<TaskSample>& samples() const { return samples_; }
   uint64_t count() const { return count_; }
 
@@ -157,7 +173,45 @@ struct EventSamples {
   int64_t first_ns = INT64_MAX, last_ns = INT64_MIN;
   uint64_t period = 0;      // the period of its samples, while they all have the same
   bool one_period = true;
+  uint64_t first_period = 0;  // the first sample's that printed one
+
+  void add_period(uint64_t p) {
+    if (!periods) first_period = p;
+    periods = true;
+    if (!one_period) return;
+    one_period = period == 0 || period == p;
+    period = p;
+  }
+  // The same event's samples in a later part of the input, their ids the capture's: what
+  // reading on from this part's last line would have made.
+  void add_part(const EventSamples& part, const MergedIds& ids) {
+    totals.add_part(part.totals, ids);
+    not_blocked += part.not_blocked;
+    first_ns = std::min(first_ns, part.first_ns);
+    last_ns = std::max(last_ns, part.last_ns);
+    if (!part.periods) return;
+    if (!periods) first_period = part.first_period;
+    periods = true;
+    if (!one_period) return;
+    one_period = (period == 0 || period == part.first_period) && part.one_period;
+    period = part.period;
+  }
 };
+
+// What the lines of an input, or of a part of it, hold: the samples of each event.
+struct PerfLines {
+  std::vector<EventSamples> events;  // in the order the file shows them
+  size_t event_index(std::string_view name) {
+    for (size_t i = 0; i < events.size(); ++i)
+      if (events[i].name == name) return i;
+    events.push_back(EventSamples{std::string(name), {}, false, 0});
+    return events.size() - 1;
+  }
+};
+
+void read_lines(LineReader& in, CaptureBuilder& out, PerfLines& lines);
+// The samples of the event that counts into the capture, the others said in its header.
+void add_counted(const PerfLines& lines, const std::string& name, CaptureBuilder& out);
 
 class PerfScriptReader final : public Reader {
  public:
@@ -181,17 +235,40 @@ class PerfScriptReader final : public Reader {
     }
     return header ? Applicability::maybe : Applicability::no;
   }
-  void read(LineReader& in, CaptureBuilder& out) const override;
+  void read(LineReader& in, CaptureBuilder& out) const override {
+    PerfLines lines;
+    read_lines(in, out, lines);
+    add_counted(lines, in.name(), out);
+  }
+  // A sample begins after a blank line, which ends the one before: a part read from
+  // there reads as the whole does.
+  size_t record_start(std::string_view text, size_t from) const override {
+    if (from == 0) return 0;
+    size_t at = from;  // the first line start at or after `from`
+    if (text[from - 1] != '\n') {
+      size_t nl = text.find('\n', from);
+      if (nl == std::string_view::npos) return text.size();
+      at = nl + 1;
+    }
+    while (at < text.size()) {
+      // The line before `at`, without its '\n' (and '\r', as LineReader reads it).
+      size_t start = at >= 2 ? text.rfind('\n', at - 2) : std::string_view::npos;
+      start = start == std::string_view::npos ? 0 : start + 1;
+      std::string_view before = text.substr(start, at - 1 - start);
+      if (!before.empty() && before.back() == '\r') before.remove_suffix(1);
+      if (trim(before).empty()) return at;
+      size_t nl = text.find('\n', at);
+      if (nl == std::string_view::npos) break;
+      at = nl + 1;
+    }
+    return text.size();
+  }
+  void read_parts(const InputParts& input, CaptureBuilder& out) const override;
 };
 
-void PerfScriptReader::read(LineReader& in, CaptureBuilder& out) const {
-  std::vector<EventSamples> events;  // in the order the file shows them
-  auto event_index = [&](std::string_view name) {
-    for (size_t i = 0; i < events.size(); ++i)
-      if (events[i].name == name) return i;
-    events.push_back(EventSamples{std::string(name), {}, false, 0});
-    return events.size() - 1;
-  };
+void read_lines(LineReader& in, CaptureBuilder& out, PerfLines& lines) {
+  std::vector<EventSamples>& events = lines.events;
+  auto event_index = [&](std::string_view name) { return lines.event_index(name); };
   struct Pending {
     bool open = false;
     bool keep = true;
@@ -251,11 +328,7 @@ void PerfScriptReader::read(LineReader& in, CaptureBuilder& out) const {
       e.last_ns = std::max(e.last_ns, h.time_ns);
     }
     p.sample.weight = h.has_period && h.period > 0 ? h.period : 1;
-    e.periods = e.periods || h.has_period;
-    if (h.has_period && e.one_period) {
-      e.one_period = e.period == 0 || e.period == h.period;
-      e.period = h.period;
-    }
+    if (h.has_period) e.add_period(h.period);
     if (h.event == kOffCpu) {
       p.sample.state = 'D';  // off CPU: asleep, of whatever kind
       p.sample.weight = std::max<uint64_t>(1, (h.period + 500) / 1000);
@@ -290,7 +363,22 @@ void PerfScriptReader::read(LineReader& in, CaptureBuilder& out) const {
     out.skip_line(in, p.open);
   }
   finish();
+}
 
+// Part 0 is read into the capture itself, the others into tables of their own, merged
+// after it in order.
+void PerfScriptReader::read_parts(const InputParts& input, CaptureBuilder& out) const {
+  PerfLines lines;
+  read_and_merge(input, out, lines, read_lines,
+                 [&](const Capture&, const MergedIds& ids, const PerfLines& more) {
+                   for (const EventSamples& e : more.events)
+                     lines.events[lines.event_index(e.name)].add_part(e, ids);
+                 });
+  add_counted(lines, input.name, out);
+}
+
+void add_counted(const PerfLines& lines, const std::string& name, CaptureBuilder& out) {
+  const std::vector<EventSamples>& events = lines.events;
   // The event that counts.
   const std::string& wanted = out.options().event;
   size_t counted = events.size();
@@ -303,7 +391,7 @@ void PerfScriptReader::read(LineReader& in, CaptureBuilder& out) const {
   info.command_root = true;  // as stackcollapse-perf.pl shows them
   if (counted == events.size()) {
     if (!wanted.empty() && !events.empty())
-      throw InputError(fmt::format("{}: no samples of event '{}' (it has {})", in.name(), wanted,
+      throw InputError(fmt::format("{}: no samples of event '{}' (it has {})", name, wanted,
                                    events[0].name));
     return;
   }

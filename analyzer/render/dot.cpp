@@ -37,6 +37,7 @@ class DotRenderer final : public Renderer {
   std::string_view description() const override {
     return "the waits-on graph for Graphviz: groups, holders, weighted edges";
   }
+  uint8_t needs() const override { return kNeedGraph; }
   std::string render(const Report& report, const RenderOptions&) const override;
 };
 

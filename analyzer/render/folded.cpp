@@ -24,6 +24,7 @@ class FoldedRenderer final : public Renderer {
   std::string_view description() const override {
     return "FlameGraph collapsed stacks: root first, ';' between frames, then the count";
   }
+  uint8_t needs() const override { return kNeedFlame; }
   std::string render(const Report& report, const RenderOptions&) const override;
 };
 

@@ -210,6 +210,7 @@ class HtmlRenderer final : public Renderer {
   std::string_view description() const override {
     return "one self-contained page: verdict, wait groups, timeline, flamegraph";
   }
+  uint8_t needs() const override { return kNeedAll; }
   std::string render(const Report& report, const RenderOptions& options) const override;
 };
 

@@ -88,6 +88,7 @@ class PprofRenderer final : public Renderer {
   std::string_view description() const override {
     return "pprof profile.proto, gzipped: samples and blocked threads, labelled by task and group";
   }
+  uint8_t needs() const override { return kNeedSummary; }
   std::string render(const Report& report, const RenderOptions& options) const override;
 };
 

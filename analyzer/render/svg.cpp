@@ -13,6 +13,7 @@ class SvgRenderer final : public Renderer {
   std::string_view description() const override {
     return "interactive flamegraph, coloured by wait group (zoom, search, tooltips)";
   }
+  uint8_t needs() const override { return kNeedSummary | kNeedFlame; }
   std::string render(const Report& report, const RenderOptions& options) const override {
     return flame_svg(report, options, true);
   }

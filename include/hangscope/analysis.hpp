@@ -11,12 +11,27 @@
 
 namespace hangscope {
 
+// The analyses beyond the classification (which every output reads), one bit each, so
+// that an output asks for what it draws (Renderer::needs) and nothing else is computed:
+// folded stacks read the flame tree alone, never the waits-on graph. The timeline, the
+// context and the graph are made from the summary, which comes with any of them.
+enum AnalysisNeed : uint8_t {
+  kNeedSummary = 1 << 0,
+  kNeedFlame = 1 << 1,
+  kNeedTimeline = 1 << 2,
+  kNeedContext = 1 << 3,
+  kNeedGraph = 1 << 4,
+  kNeedAll = kNeedSummary | kNeedFlame | kNeedTimeline | kNeedContext | kNeedGraph,
+};
+
 struct AnalysisOptions {
   const RuleSet* rules = nullptr;  // nullptr: the built-in rules
+  uint8_t needs = kNeedAll;        // AnalysisNeed bits; what is not asked for stays empty
   SummaryOptions summary;
   FlameTreeOptions flame;
 };
 
+// What analyze() computed; the parts AnalysisOptions::needs left out are empty.
 struct Analysis {
   Classification classification;
   Summary summary;

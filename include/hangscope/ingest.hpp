@@ -39,12 +39,18 @@ std::unique_ptr<ByteSource> fd_input(int fd, std::string name);
 // Decompresses a gzip or zstd stream, recognised by its magic bytes; any other input
 // is passed through unchanged. read_input() applies it to every input.
 std::unique_ptr<ByteSource> decompressing(std::unique_ptr<ByteSource> src, const std::string& name);
+// What the first bytes of an input say it is compressed with, by their magic.
+enum class Compression : uint8_t { none, gzip, zstd };
+Compression compression_of(std::string_view head);
 
 // Splits a ByteSource into lines without copying them (a line is valid until the
 // next call), counting line numbers for error messages.
 class LineReader {
  public:
-  LineReader(std::unique_ptr<ByteSource> src, std::string name);
+  // `lines_before`: lines of the input before the source's first byte, for a part of an
+  // input read on its own (input_parts.hpp), so that its lines are numbered as the
+  // whole input's are.
+  LineReader(std::unique_ptr<ByteSource> src, std::string name, uint64_t lines_before = 0);
   ~LineReader();
 
   // The next line without its '\n' (and without a trailing '\r'); false at the end.
@@ -82,6 +88,9 @@ struct ReadOptions {
   // perf script: the event whose samples count ("cycles", "sched:sched_switch"); empty
   // for the first event of the file, as stackcollapse-perf.pl does.
   std::string event;
+  // Threads that read a large input in parts (Reader::read_parts): 0 for one per CPU
+  // this process may run on, 1 to read on the calling thread alone.
+  unsigned threads = 0;
 };
 
 // Appends what one input contributes to a Capture.
@@ -140,6 +149,14 @@ class CaptureBuilder {
 
 enum class Applicability { no, maybe, yes };
 
+// One input cut at record starts, for reading its parts at once (Reader::read_parts).
+struct InputParts {
+  std::vector<std::string_view> parts;  // adjacent, in input order
+  std::string name;                     // labels their lines
+  // Of a read-only file mapping, whose pages are given back as they are read.
+  bool mapped = false;
+};
+
 class Reader {
  public:
   virtual ~Reader() = default;
@@ -150,6 +167,17 @@ class Reader {
   // Reads the whole input. Bad lines are skipped and counted; a fatal problem throws
   // InputError with file and line.
   virtual void read(LineReader& in, CaptureBuilder& out) const = 0;
+
+  // A reader whose records can be read apart (a folded line) reads a large input in parts
+  // at once, a thread each, and merges them into what read() makes of the whole: the
+  // same ids, samples and order (analyzer/ingest/input_parts.hpp). Where the first
+  // record at or after byte `from` begins (text.size() when none does); npos when the
+  // reader reads only from the start.
+  virtual size_t record_start(std::string_view text, size_t from) const {
+    (void)text, (void)from;
+    return std::string_view::npos;
+  }
+  virtual void read_parts(const InputParts& input, CaptureBuilder& out) const;
 };
 
 // Every reader, in the order detection asks them.

@@ -58,6 +58,8 @@ class Renderer {
   virtual ~Renderer() = default;
   virtual std::string_view name() const = 0;         // the value of -f
   virtual std::string_view description() const = 0;  // one line for --help
+  // The analyses it reads (AnalysisNeed bits): report computes these alone.
+  virtual uint8_t needs() const { return kNeedAll; }
   virtual std::string render(const Report& report, const RenderOptions& options) const = 0;
 };
 

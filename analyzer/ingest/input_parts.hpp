@@ -1,0 +1,99 @@
+// Reading one large input on several threads (Reader::read_parts): the input cut at
+// record starts, a thread per part, each part's lines numbered as the whole input's, and
+// the parts' interned names, frames and stacks merged into the capture in input order,
+// so that the ids come out as one thread reading the whole gives them.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "hangscope/ingest.hpp"
+
+namespace hangscope::ingest {
+
+// Threads to read with: ReadOptions::threads, or else the CPUs this process may run on.
+unsigned read_threads(const ReadOptions& options);
+
+// `text` cut before the first record start of `reader` at or after each offset of `at`
+// (ascending): the parts, in order, empty ones left out.
+std::vector<std::string_view> cut_at_records(std::string_view text, std::span<const size_t> at,
+                                             const Reader& reader);
+// `text` cut into `parts` parts of about the same size, each starting at a record.
+std::vector<std::string_view> split_at_records(std::string_view text, size_t parts,
+                                               const Reader& reader);
+
+// Runs read(i, in) for every part of `input`: part 0 on the calling thread, each other on
+// a thread of its own, `in` reading the part with its lines numbered as in the whole
+// input. After every part has ended, the exception of the first part that threw one is
+// thrown again.
+void for_each_part(const InputParts& input,
+                   const std::function<void(size_t part, LineReader& in)>& read);
+
+// Where the names, frames and stacks of a part's own table are in the capture's: the
+// part's ids as indexes.
+struct MergedIds {
+  std::vector<StrId> strings;
+  std::vector<FrameId> frames;
+  std::vector<StackId> stacks;
+};
+// Interns every string, frame and stack of `part` into `into`, each table in the order
+// of the part's ids: after parts merged in input order, an id is the one reading the
+// parts one after the other into `into` would have given.
+MergedIds merge_tables(const StackTable& part, StackTable& into);
+
+// The lines a later part of an input skipped, added to the input's own account.
+void add_skipped(SourceInfo& into, const SourceInfo& part);
+
+// The common course of Reader::read_parts: read(in, builder, state) reads each part,
+// part 0 into `out` and `first` on the calling thread, each other into a capture and a
+// State of its own on a thread of its own; then, in input order, every other part's
+// tables are merged into `out`'s, merge(part, ids, state) adds what its State holds to
+// `first`, and the lines it skipped are added to `out`'s source.
+template <typename State, typename Read, typename Merge>
+void read_and_merge(const InputParts& input, CaptureBuilder& out, State& first, Read read,
+                    Merge merge) {
+  struct Part {
+    Capture capture;
+    std::unique_ptr<CaptureBuilder> builder;
+    State state;
+  };
+  std::vector<Part> rest(input.parts.empty() ? 0 : input.parts.size() - 1);
+  for (Part& p : rest)
+    p.builder = std::make_unique<CaptureBuilder>(p.capture, out.info(), out.options());
+  for_each_part(input, [&](size_t i, LineReader& in) {
+    if (i == 0)
+      read(in, out, first);
+    else
+      read(in, *rest[i - 1].builder, rest[i - 1].state);
+  });
+  for (Part& p : rest) {
+    const MergedIds ids = merge_tables(p.capture.stacks, out.stacks());
+    merge(p.capture, ids, p.state);
+    add_skipped(out.info(), p.capture.sources[0]);
+  }
+}
+
+// A plain file mapped whole, read-only, for reading in parts: none for standard input,
+// what is not a regular file, and compressed files (decompressed as a stream instead).
+class MappedInput {
+ public:
+  static std::unique_ptr<MappedInput> open(const std::string& path);
+  ~MappedInput();
+  MappedInput(const MappedInput&) = delete;
+  MappedInput& operator=(const MappedInput&) = delete;
+  std::string_view text() const { return {data_, size_}; }
+
+ private:
+  MappedInput(const char* data, size_t size) : data_(data), size_(size) {}
+  const char* data_;
+  size_t size_;
+};
+
+// The least bytes a part is worth a thread for: smaller inputs are read as a stream.
+inline constexpr size_t kMinPartBytes = 4 << 20;
+
+}  // namespace hangscope::ingest
