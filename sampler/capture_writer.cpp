@@ -13,9 +13,8 @@ namespace hangscope {
 namespace cf = capture_format;
 
 bool TaskContextRecord::empty() const {
-  return wchan.empty() && syscall_nr < 0 && syscall_name.empty() && syscall_args.empty() &&
-         file.empty() && filesystem.empty() && device.empty() && cgroup.empty() &&
-         container.empty() && unreadable.empty() && ppid == 0 && (!extra || extra->empty());
+  return static_cast<const TaskContextFields&>(*this) == TaskContextFields{} &&
+         (!extra || extra->empty());
 }
 
 CaptureWriter::CaptureWriter(int fd, size_t max_interned)
@@ -79,17 +78,17 @@ uint32_t CaptureWriter::context_id(const TaskContextRecord& c) {
     key_ += '=';
     key_ += cf::escape(v);
   };
-  add("wchan", c.wchan);
-  if (c.syscall_nr >= 0) add("sc", std::to_string(c.syscall_nr));
-  add("scname", c.syscall_name);
-  add("args", c.syscall_args);
-  add("file", c.file);
-  add("fs", c.filesystem);
-  add("dev", c.device);
-  add("cgroup", c.cgroup);
-  add("ctr", c.container);
-  if (c.ppid) add("ppid", std::to_string(c.ppid));
-  add("why", c.unreadable);
+  // Every field that is not its default, in the order of the list.
+  static const TaskContextFields<std::string_view> kAbsent;
+  for_each_context_field(
+      [&](std::string_view k, const auto& v, const auto& absent) {
+        if (v == absent) return;
+        if constexpr (kContextNumber<decltype(v)>)
+          add(k, std::to_string(v));
+        else
+          add(k, v);
+      },
+      c, kAbsent);
   if (c.extra)
     for (const auto& [k, v] : *c.extra) add(k, v);
   auto it = contexts_.find(key_);

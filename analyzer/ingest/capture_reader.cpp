@@ -113,30 +113,18 @@ bool parse_context(std::string_view rest, CaptureBuilder& out, uint32_t expected
     tab = next;
     size_t eq = kv.find('=');
     if (eq == std::string_view::npos) return false;
-    std::string_view key = kv.substr(0, eq);
-    std::string value = cf::unescape(kv.substr(eq + 1));
-    if (key == "wchan")
-      c.wchan = out.intern(value);
-    else if (key == "sc")
-      number(std::string_view(value), c.syscall_nr);
-    else if (key == "scname")
-      c.syscall = out.intern(value);
-    else if (key == "args")
-      c.syscall_args = out.intern(value);
-    else if (key == "file")
-      c.file = out.intern(value);
-    else if (key == "fs")
-      c.filesystem = out.intern(value);
-    else if (key == "dev")
-      c.device = out.intern(value);
-    else if (key == "cgroup")
-      c.cgroup = out.intern(value);
-    else if (key == "ctr")
-      c.container = out.intern(value);
-    else if (key == "ppid")
-      number(std::string_view(value), c.ppid);
-    else if (key == "why")
-      c.unreadable = out.intern(value);
+    const std::string_view key = kv.substr(0, eq), value = kv.substr(eq + 1);
+    bool found = false;
+    for_each_context_field(
+        [&](std::string_view k, auto& field) {
+          if (found || k != key) return;
+          found = true;
+          if constexpr (kContextNumber<decltype(field)>)
+            number(value, field);
+          else
+            field = intern_text(out, value);
+        },
+        c);
   }
   return true;
 }

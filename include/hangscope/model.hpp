@@ -17,6 +17,7 @@
 
 #include "hangscope/bulk_allocator.hpp"
 #include "hangscope/stack_table.hpp"
+#include "hangscope/task_context_fields.hpp"
 
 namespace hangscope {
 
@@ -105,23 +106,12 @@ enum TaskFlags : uint8_t {
 };
 
 // What is known about a blocked task beyond its stack: from the sampler (wait channel,
-// the file and device of its system call, ...) or from a dump (the work a kworker ran).
-// Interned like everything else: the samples of a task in one situation share one.
-// Context 0 is the empty context.
-struct TaskContext {
-  StrId wchan = 0;      // wait channel, "" when unknown
+// the file and device of its system call, ...: the fields of task_context_fields.hpp,
+// capture format 2 on; 0 / "" where unknown) or from a dump (the wait channel, the device,
+// the work a kworker ran). Interned like everything else: the samples of a task in one
+// situation share one. Context 0 is the empty context.
+struct TaskContext : TaskContextFields<StrId> {
   StrId workqueue = 0;  // "writeback wb_workfn (flush-259:0)": what a kworker executes
-  StrId device = 0;     // block device the task waits on ("loop0", "sda1"), "" unknown
-  // From the live sampler (capture format 2 on); 0 / "" where unknown.
-  StrId syscall = 0;         // name of the system call it is blocked in ("fsync")
-  int32_t syscall_nr = -1;   // its number on the recording machine; -1 none or unknown
-  StrId syscall_args = 0;    // the six arguments as the kernel printed them
-  StrId file = 0;            // path of the file-descriptor argument ("/mnt/x/f")
-  StrId filesystem = 0;      // type of the file system it is on ("ext4", "overlay")
-  StrId cgroup = 0;          // cgroup path
-  StrId container = 0;       // "docker:<id>", "cri-o:<id>", ... when the cgroup names one
-  StrId unreadable = 0;      // why part of it could not be read ("timed out", ...)
-  int32_t ppid = 0;
   // Context switches so far: a task whose counts did not change between two samples
   // has not run in between, so it was blocked for the whole time.
   bool switches_known = false;

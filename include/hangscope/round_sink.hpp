@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "hangscope/task_context_fields.hpp"
+
 namespace hangscope {
 
 struct CaptureHeader {
@@ -26,20 +28,9 @@ struct CaptureHeader {
 // Further context fields of a task, beyond those below ("key", "value").
 using ContextFields = std::vector<std::pair<std::string, std::string>>;
 
-// What is known about a blocked task beyond its stack, written once per distinct value
-// (a `C` line) and referred to by id from the task records.
-struct TaskContextRecord {
-  std::string_view wchan;
-  int syscall_nr = -1;  // -1: not in a system call, or unknown
-  std::string_view syscall_name;
-  std::string_view syscall_args;
-  std::string_view file;
-  std::string_view filesystem;
-  std::string_view device;
-  std::string_view cgroup;
-  std::string_view container;
-  std::string_view unreadable;  // why part of the task could not be read
-  int ppid = 0;
+// What is known about a blocked task beyond its stack (task_context_fields.hpp), written
+// once per distinct value (a `C` line) and referred to by id from the task records.
+struct TaskContextRecord : TaskContextFields<std::string_view> {
   const ContextFields* extra = nullptr;  // written after the fields above; none when null
   bool empty() const;
 };

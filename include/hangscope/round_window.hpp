@@ -25,18 +25,12 @@
 namespace hangscope {
 
 // A task's context without its switch counts (those are per sample): few distinct ones.
-struct WindowContext {
-  StrId wchan = 0, syscall_name = 0, syscall_args = 0, file = 0, filesystem = 0, device = 0,
-        cgroup = 0, container = 0, unreadable = 0;
-  int32_t syscall_nr = -1;
-  int32_t ppid = 0;
+struct WindowContext : TaskContextFields<StrId> {
   std::vector<std::pair<StrId, StrId>> extra;  // further fields, in order
   bool operator==(const WindowContext&) const = default;
   template <typename H>
   friend H AbslHashValue(H h, const WindowContext& c) {
-    return H::combine(std::move(h), c.wchan, c.syscall_name, c.syscall_args, c.file, c.filesystem,
-                      c.device, c.cgroup, c.container, c.unreadable, c.syscall_nr, c.ppid,
-                      c.extra);
+    return H::combine(std::move(h), static_cast<const TaskContextFields<StrId>&>(c), c.extra);
   }
 };
 

@@ -175,7 +175,7 @@ TEST(CaptureBytes, EveryFieldReadsBackIntoTheModel) {
   auto str = [&](StrId id) { return std::string(c.strings().get(id)); };
   EXPECT_EQ(str(ax.wchan), "jbd2_log_wait_commit");
   EXPECT_EQ(ax.syscall_nr, 74);
-  EXPECT_EQ(str(ax.syscall), "fsync");
+  EXPECT_EQ(str(ax.syscall_name), "fsync");
   EXPECT_EQ(str(ax.syscall_args), "0x3 0x0 0x0 0x0 0x0 0x0");
   EXPECT_EQ(str(ax.file), "/mnt/a b\tc");
   EXPECT_EQ(str(ax.filesystem), "ext4");

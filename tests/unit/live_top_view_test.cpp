@@ -148,7 +148,7 @@ TEST(TopView, TasksAreTheNewestRoundsBlockedLongestFirst) {
                             [&](const TopTaskRow& t) { return t.tid == sample.tid; });
     if (row == s.frame.tasks.end()) continue;
     ++matched;
-    EXPECT_EQ(row->syscall, s.capture.strings().get(c.syscall));
+    EXPECT_EQ(row->syscall, s.capture.strings().get(c.syscall_name));
     EXPECT_EQ(row->file, s.capture.strings().get(c.file));
     EXPECT_EQ(row->device, s.capture.strings().get(c.device));
     EXPECT_EQ(row->container, s.capture.strings().get(c.container));

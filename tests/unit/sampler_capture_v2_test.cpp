@@ -119,7 +119,7 @@ TEST(SamplerCaptureV2, ReadsContextsCountsAndRounds) {
 
   const TaskSample& a = c.samples[0];
   const TaskContext& ax = c.contexts[a.context];
-  EXPECT_EQ(c.strings().get(ax.syscall), "fsync");
+  EXPECT_EQ(c.strings().get(ax.syscall_name), "fsync");
   EXPECT_EQ(ax.syscall_nr, 74);
   EXPECT_EQ(c.strings().get(ax.syscall_args), "0x3 0x0 0x0 0x0 0x0 0x0");
   EXPECT_EQ(c.strings().get(ax.file), "/mnt/upper/file with\ttab");
@@ -239,7 +239,7 @@ TEST(SamplerCaptureV2, StormFixtureTiesFsyncsToTheLoopDevice) {
   size_t fsyncs = 0, on_loop0 = 0;
   for (const TaskSample& s : c.samples) {
     const TaskContext& ctx = c.contexts[s.context];
-    if (c.strings().get(ctx.syscall) != "fsync") continue;
+    if (c.strings().get(ctx.syscall_name) != "fsync") continue;
     ++fsyncs;
     // Every resolved one is on the overlay's upper layer; a few are torn (the call
     // ended between the reads of syscall and fdinfo) and have no location.
