@@ -209,14 +209,14 @@ const std::string& storm_capture() {
         rec.context = &ctx;
         w.task(rec);
       }
-      hangscope::RoundEnd e;
+      hangscope::RoundFigures e;
       e.threads = 2000;
       e.recorded = 400;
       e.running = 3;
       e.uninterruptible = 400;
-      e.pressure[0][0] = 12.5f;
-      e.pressure[0][1] = 10.25f;
-      e.pressure[2][0] = 1.5f;
+      e.io_some = 12.5f;
+      e.io_full = 10.25f;
+      e.cpu_some = 1.5f;
       w.end_round(r, e);
     }
   });
@@ -264,15 +264,19 @@ const std::string& figures_capture() {
         o.stack_text = o.user ? std::string_view() : std::string_view(stack);
         w.oncpu(o);
       }
-      hangscope::UserStackRound u{1, 250'000, 3, 1, 0, 0, 0};
-      hangscope::OnCpuRound c{12, 30, 0};
-      hangscope::RoundEnd e;
+      hangscope::RoundFigures e;
       e.threads = 900;
       e.recorded = 4;
       e.running = 2;
       e.uninterruptible = 4;
-      e.user_stacks = &u;
-      e.oncpu = &c;
+      e.user_stacks = true;
+      e.process_stops = 1;
+      e.stop_pause_ns = 250'000;
+      e.user_complete = 3;
+      e.user_partial = 1;
+      e.oncpu = true;
+      e.oncpu_samples = 12;
+      e.oncpu_idle = 30;
       w.end_round(r, e);
     }
   });

@@ -90,15 +90,10 @@ void RoundWindow::task(const TaskRecord& t) {
   ++open_.task_count;
 }
 
-void RoundWindow::end_round(uint32_t index, const RoundEnd& e) {
+void RoundWindow::end_round(uint32_t index, const RoundFigures& figures) {
   if (!in_round_ || index != open_.index) return;
   in_round_ = false;
-  open_.end = e;
-  if (e.user_stacks) {
-    open_.user = *e.user_stacks;
-    open_.has_user = true;
-  }
-  open_.end.user_stacks = nullptr;  // set again by whoever reads it: rounds move
+  open_.figures = figures;
   rounds_.push_back(open_);
   evict(open_.time_ns);
   maybe_compact();

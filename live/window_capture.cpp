@@ -44,9 +44,7 @@ uint64_t write_window(const RoundWindow& w, int64_t from_ns,
       }
       out.task(rec);
     }
-    RoundEnd e = r.end;
-    e.user_stacks = r.has_user ? &r.user : nullptr;
-    out.end_round(r.index, e);
+    out.end_round(r.index, r.figures);
     ++rounds;
   }
   out.finish(rounds, first < 0 ? 0 : last - first, Counters{});

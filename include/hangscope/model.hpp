@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "hangscope/bulk_allocator.hpp"
+#include "hangscope/round_figures.hpp"
 #include "hangscope/stack_table.hpp"
 #include "hangscope/task_context_fields.hpp"
 
@@ -72,31 +73,12 @@ struct SourceInfo {
   std::map<std::string, std::string> header;  // every header field, verbatim
 };
 
-// One pass of the sampler over every thread.
-struct Round {
+// One pass of the sampler over every thread: where it was, and its figures.
+struct Round : RoundFigures {
   uint16_t source = 0;
-  uint32_t index = 0;         // index within its source, as recorded
-  int64_t time_ns = 0;        // since the start of its source
-  bool late = false;          // started later than its schedule allowed
-  uint32_t threads = 0;       // threads seen in the pass (0 when unknown)
-  uint32_t blocked = 0;       // tasks recorded in the pass
-  // Sampler captures (format 2 on): the whole machine at that round.
-  uint32_t running = 0;          // threads in state R
-  uint32_t uninterruptible = 0;  // threads in state D, recorded or not
-  // /proc/pressure/{io,memory,cpu}: avg10 of "some" and "full", in percent; -1 unknown.
-  float io_some = -1, io_full = -1;
-  float memory_some = -1, memory_full = -1;
-  float cpu_some = -1, cpu_full = -1;
-  // User stacks read in the pass (record --user-stacks; all 0 otherwise): processes
-  // stopped, the longest pause of one, and how the stacks read in the pass came out.
-  uint32_t process_stops = 0;
-  int64_t stop_pause_ns = 0;
-  uint32_t user_complete = 0, user_partial = 0, user_did_not_stop = 0, user_ran = 0;
-  uint32_t user_timed_out = 0;
-  // On-CPU sampling in the pass's interval (record --on-cpu; 0 otherwise): samples of idle
-  // CPUs, which are not samples of the capture, and samples the kernel dropped.
-  uint32_t oncpu_idle = 0;
-  uint64_t oncpu_lost = 0;
+  uint32_t index = 0;   // index within its source, as recorded
+  int64_t time_ns = 0;  // since the start of its source
+  bool late = false;    // started later than its schedule allowed
 };
 
 enum TaskFlags : uint8_t {

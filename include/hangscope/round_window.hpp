@@ -57,9 +57,7 @@ struct WindowRound {
   uint32_t index = 0;
   int64_t time_ns = 0;
   bool late = false;
-  RoundEnd end;  // its figures (end.user_stacks points to `user` when it had some)
-  UserStackRound user;
-  bool has_user = false;
+  RoundFigures figures;
   uint64_t first_task = 0;  // the window's task sequence number of its first task
   uint32_t task_count = 0;
 };
@@ -77,7 +75,7 @@ class RoundWindow final : public RoundSink {
   void header(const CaptureHeader& h) override;
   void begin_round(uint32_t index, int64_t time_ns, bool late) override;
   void task(const TaskRecord& t) override;
-  void end_round(uint32_t index, const RoundEnd& e) override;
+  void end_round(uint32_t index, const RoundFigures& figures) override;
   void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,
               const TextFields& fields = {}) override;
 

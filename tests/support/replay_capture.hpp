@@ -75,18 +75,7 @@ inline void replay_rounds(const Capture& c, RoundSink& out, ReplayShift shift = 
       rec.context = &cr;
       out.task(rec);
     }
-    RoundEnd e;
-    e.threads = round.threads;
-    e.recorded = round.blocked;
-    e.running = round.running;
-    e.uninterruptible = round.uninterruptible;
-    e.pressure[0][0] = round.io_some;
-    e.pressure[0][1] = round.io_full;
-    e.pressure[1][0] = round.memory_some;
-    e.pressure[1][1] = round.memory_full;
-    e.pressure[2][0] = round.cpu_some;
-    e.pressure[2][1] = round.cpu_full;
-    out.end_round(round.index + shift.index, e);
+    out.end_round(round.index + shift.index, round);
   }
 }
 

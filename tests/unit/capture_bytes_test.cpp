@@ -96,24 +96,32 @@ std::string written() {
     w.task(k);
     w.oncpu({7, 1, 300, 301, false, "spinner", kFault});
     w.oncpu({8, 0, 300, 302, true, "spinner", ""});
-    UserStackRound u{1, 612'345, 2, 1, 3, 4, 5};
-    OnCpuRound c{2, 6, 7};
-    RoundEnd e;
+    RoundFigures e;
     e.threads = 500;
     e.recorded = 2;
     e.running = 4;
     e.uninterruptible = 1;
-    e.pressure[0][0] = 1.0f;
-    e.pressure[0][1] = 0.5f;
-    e.pressure[2][0] = 3.1f;
-    e.user_stacks = &u;
-    e.oncpu = &c;
+    e.io_some = 1.0f;
+    e.io_full = 0.5f;
+    e.cpu_some = 3.1f;
+    e.user_stacks = true;
+    e.process_stops = 1;
+    e.stop_pause_ns = 612'345;
+    e.user_complete = 2;
+    e.user_partial = 1;
+    e.user_did_not_stop = 3;
+    e.user_ran = 4;
+    e.user_timed_out = 5;
+    e.oncpu = true;
+    e.oncpu_samples = 2;
+    e.oncpu_idle = 6;
+    e.oncpu_lost = 7;
     w.end_round(0, e);
 
     w.begin_round(1, 20'000'000, true);
     a.time_ns += 20'000'000;
     w.task(a);
-    RoundEnd e1;
+    RoundFigures e1;
     e1.threads = 500;
     e1.recorded = 1;
     e1.uninterruptible = 1;
@@ -162,10 +170,15 @@ TEST(CaptureBytes, EveryFieldReadsBackIntoTheModel) {
   EXPECT_EQ(r0.user_did_not_stop, 3u);
   EXPECT_EQ(r0.user_ran, 4u);
   EXPECT_EQ(r0.user_timed_out, 5u);
+  EXPECT_TRUE(r0.user_stacks);
+  EXPECT_TRUE(r0.oncpu);
+  EXPECT_EQ(r0.oncpu_samples, 2u);
   EXPECT_EQ(r0.oncpu_idle, 6u);
   EXPECT_EQ(r0.oncpu_lost, 7u);
   EXPECT_TRUE(c.rounds[1].late);
-  EXPECT_EQ(c.rounds[1].process_stops, 0u);
+  EXPECT_FALSE(c.rounds[1].user_stacks);
+  EXPECT_FALSE(c.rounds[1].oncpu);
+  EXPECT_EQ(c.rounds[1].recorded, 1u);
   EXPECT_FLOAT_EQ(c.rounds[1].io_some, -1.0f);
 
   ASSERT_EQ(c.samples.size(), 5u);  // two blocked and two on-CPU, then one blocked

@@ -84,13 +84,13 @@ std::string write_v2(bool finish) {
       c.no_stack = true;
       c.context = &stuck_ctx;
       w.task(c);
-      RoundEnd e;
+      RoundFigures e;
       e.threads = 500;
       e.recorded = 3;
       e.running = 4;
       e.uninterruptible = 2 + r;
-      e.pressure[0][0] = 12.5f + r;
-      e.pressure[0][1] = 3.25f;
+      e.io_some = 12.5f + r;
+      e.io_full = 3.25f;
       w.end_round(r, e);
     }
     if (finish) w.finish(3, 3'000'000'000, {{"timed_out", 3}, {"vanished", 1}});
