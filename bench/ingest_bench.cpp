@@ -1,6 +1,7 @@
 // Ingest throughput on large synthetic inputs generated at run time (never committed):
 // >= 200 MB kernel logs (hung_task reports in dmesg framing, and as syzbot posts them,
-// decoded) and a >= 200 MB folded file,
+// decoded), a >= 200 MB folded file and >= 200 MB sampler captures of two shapes (written
+// by the sampler's own CaptureWriter),
 // read from memory through the same path as a file (read_input on a ByteSource).
 // Bytes per second are reported per benchmark (Google Benchmark's bytes_per_second).
 //
@@ -14,7 +15,10 @@
 #include <string>
 
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include "hangscope/capture_writer.hpp"
 #include "hangscope/ingest.hpp"
 
 namespace {
@@ -149,6 +153,136 @@ const std::string& folded() {
   return text;
 }
 
+// What CaptureWriter wrote to a memory file, for the capture cases below.
+template <typename Rounds>
+std::string written_capture(Rounds rounds) {
+  const int fd = memfd_create("bench-capture", 0);
+  if (fd < 0) std::abort();
+  {
+    hangscope::CaptureWriter w(fd);
+    hangscope::CaptureHeader h{"bench", "6.18.44", "boot", 1, 20'000'000, "D", "record", {}};
+    w.header(h);
+    rounds(w, [&] { return static_cast<size_t>(lseek(fd, 0, SEEK_CUR)) < target_bytes(); });
+    w.finish(1, 1);
+  }
+  std::string s(static_cast<size_t>(lseek(fd, 0, SEEK_END)), '\0');
+  if (pread(fd, s.data(), s.size(), 0) != static_cast<ssize_t>(s.size())) std::abort();
+  close(fd);
+  return s;
+}
+
+// A storm: rounds of 400 blocked tasks among 300 distinct stacks of 20 frames and 60
+// distinct contexts, pressure figures every round (the fixtures' shape, larger).
+const std::string& storm_capture() {
+  static const std::string text = written_capture([](hangscope::CaptureWriter& w, auto more) {
+    std::vector<std::string> stacks;
+    for (unsigned i = 0; i < 300; ++i) {
+      std::string st;
+      for (unsigned d = 0; d < 20; ++d)
+        st += fmt::format("[<0>] {}+0x{:x}/0x{:x}\n", fn(i * 7 + d * 13), 16 + d, 400 + d);
+      stacks.push_back(st);
+    }
+    std::vector<std::string> files;
+    for (unsigned i = 0; i < 60; ++i) files.push_back(fmt::format("/mnt/storm/dir{}/f{}", i % 7, i));
+    for (uint32_t r = 0; more(); ++r) {
+      w.begin_round(r, int64_t{r} * 20'000'000, false);
+      for (unsigned t = 0; t < 400; ++t) {
+        hangscope::TaskContextRecord ctx;
+        ctx.wchan = "rwsem_down_write_slowpath";
+        ctx.syscall_nr = 82;
+        ctx.syscall_name = "rename";
+        ctx.file = files[t % 60];
+        ctx.filesystem = "ext4";
+        ctx.device = "loop3";
+        ctx.cgroup = "/user.slice/user-0.slice/session-1.scope";
+        ctx.ppid = 1000;
+        hangscope::TaskRecord rec;
+        rec.time_ns = int64_t{r} * 20'000'000 + t;
+        rec.pid = 20000 + static_cast<int>(t);
+        rec.tid = rec.pid;
+        rec.state = 'D';
+        rec.comm = "storm-writer";
+        rec.stack_text = stacks[(t * 31 + r) % 300];
+        rec.switches_known = true;
+        rec.voluntary_switches = 1000 + r;
+        rec.involuntary_switches = 7;
+        rec.context = &ctx;
+        w.task(rec);
+      }
+      hangscope::RoundFigures e;
+      e.threads = 2000;
+      e.recorded = 400;
+      e.running = 3;
+      e.uninterruptible = 400;
+      e.io_some = 12.5f;
+      e.io_full = 10.25f;
+      e.cpu_some = 1.5f;
+      w.end_round(r, e);
+    }
+  });
+  return text;
+}
+
+// Many small rounds: 4 blocked tasks whose contexts are new every round (a changing
+// machine), 12 on-CPU samples, and the user-stack and on-CPU figures of the round end.
+const std::string& figures_capture() {
+  static const std::string text = written_capture([](hangscope::CaptureWriter& w, auto more) {
+    const std::string stack = "[<0>] folio_wait_bit_common+0x13c/0x350\n[<0>] filemap_fault+0x5f0/0xb40\n";
+    for (uint32_t r = 0; more(); ++r) {
+      w.begin_round(r, int64_t{r} * 20'000'000, false);
+      for (unsigned t = 0; t < 4; ++t) {
+        const std::string file = fmt::format("/srv/data/{}/{}", r % 5000, t);
+        const std::string args = fmt::format("0x{:x} 0x{:x} 0x0 0x0 0x0 0x0", r, t);
+        hangscope::TaskContextRecord ctx;
+        ctx.wchan = "folio_wait_bit_common";
+        ctx.syscall_nr = 0;
+        ctx.syscall_name = "read";
+        ctx.syscall_args = args;
+        ctx.file = file;
+        ctx.filesystem = "xfs";
+        ctx.device = "nvme0n1p2";
+        ctx.cgroup = "/system.slice/docker-0123.scope";
+        ctx.container = "docker:0123";
+        ctx.ppid = 1;
+        hangscope::TaskRecord rec;
+        rec.time_ns = int64_t{r} * 20'000'000 + t;
+        rec.pid = 4000;
+        rec.tid = 4000 + static_cast<int>(t);
+        rec.state = 'D';
+        rec.comm = "db worker";
+        rec.stack_text = stack;
+        rec.context = &ctx;
+        w.task(rec);
+      }
+      for (unsigned i = 0; i < 12; ++i) {
+        hangscope::OnCpuRecord o;
+        o.time_ns = int64_t{r} * 20'000'000 + 100 + i;
+        o.cpu = static_cast<int>(i % 2);
+        o.pid = o.tid = 5000 + static_cast<int>(i);
+        o.user = i % 3 == 0;
+        o.comm = "spinner";
+        o.stack_text = o.user ? std::string_view() : std::string_view(stack);
+        w.oncpu(o);
+      }
+      hangscope::RoundFigures e;
+      e.threads = 900;
+      e.recorded = 4;
+      e.running = 2;
+      e.uninterruptible = 4;
+      e.user_stacks = true;
+      e.process_stops = 1;
+      e.stop_pause_ns = 250'000;
+      e.user_complete = 3;
+      e.user_partial = 1;
+      e.oncpu = true;
+      e.oncpu_samples = 12;
+      e.oncpu_idle = 30;
+      w.end_round(r, e);
+    }
+  });
+  return text;
+}
+
 void read_all(benchmark::State& state, const std::string& text, const char* format) {
   for (auto _ : state) {
     hangscope::Capture c;
@@ -163,11 +297,15 @@ void BM_KernelLog(benchmark::State& state) { read_all(state, kernel_log(), "kern
 void BM_KernelLogDetected(benchmark::State& state) { read_all(state, kernel_log(), ""); }
 void BM_KernelLogDecoded(benchmark::State& state) { read_all(state, decoded_log(), "kernel-log"); }
 void BM_Folded(benchmark::State& state) { read_all(state, folded(), "folded"); }
+void BM_CaptureStorm(benchmark::State& state) { read_all(state, storm_capture(), "capture"); }
+void BM_CaptureFigures(benchmark::State& state) { read_all(state, figures_capture(), "capture"); }
 
 BENCHMARK(BM_KernelLog)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_KernelLogDetected)->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_KernelLogDecoded)->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK(BM_Folded)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_CaptureStorm)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_CaptureFigures)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
 

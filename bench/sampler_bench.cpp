@@ -204,7 +204,7 @@ class SteadyCost final : public RoundSink {
   void header(const CaptureHeader&) override {}
   void begin_round(uint32_t, int64_t, bool) override {}
   void task(const TaskRecord&) override {}
-  void end_round(uint32_t, const RoundEnd&) override {
+  void end_round(uint32_t, const RoundFigures&) override {
     last_cpu_ = cpu_seconds();
     last_wall_ = wall_seconds();
     if (first_wall_ < 0) {

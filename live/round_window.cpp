@@ -65,17 +65,7 @@ void RoundWindow::task(const TaskRecord& t) {
   if (!t.stack_text.empty()) w.stack_text = intern_stack_text(t.stack_text, w.stack);
   if (const TaskContextRecord* r = t.context; r && !r->empty()) {
     WindowContext c;
-    c.wchan = s.intern(r->wchan);
-    c.syscall_nr = r->syscall_nr;
-    c.syscall_name = s.intern(r->syscall_name);
-    c.syscall_args = s.intern(r->syscall_args);
-    c.file = s.intern(r->file);
-    c.filesystem = s.intern(r->filesystem);
-    c.device = s.intern(r->device);
-    c.cgroup = s.intern(r->cgroup);
-    c.container = s.intern(r->container);
-    c.unreadable = s.intern(r->unreadable);
-    c.ppid = r->ppid;
+    copy_context_fields(c, *r, [&](std::string_view text) { return s.intern(text); });
     if (r->extra)
       for (const auto& [k, v] : *r->extra) c.extra.emplace_back(s.intern(k), s.intern(v));
     // Recorded without its stack: classified by its wait channel, as the report is.
@@ -86,15 +76,10 @@ void RoundWindow::task(const TaskRecord& t) {
   ++open_.task_count;
 }
 
-void RoundWindow::end_round(uint32_t index, const RoundEnd& e) {
+void RoundWindow::end_round(uint32_t index, const RoundFigures& figures) {
   if (!in_round_ || index != open_.index) return;
   in_round_ = false;
-  open_.end = e;
-  if (e.user_stacks) {
-    open_.user = *e.user_stacks;
-    open_.has_user = true;
-  }
-  open_.end.user_stacks = nullptr;  // set again by whoever reads it: rounds move
+  open_.figures = figures;
   rounds_.push_back(open_);
   evict(open_.time_ns);
   maybe_compact();
@@ -152,9 +137,7 @@ void RoundWindow::maybe_compact() {
     auto [cit, cadded] = context_map.try_emplace(t.context, 0);
     if (cadded) {
       WindowContext c = contexts_[t.context];
-      for (StrId* f : {&c.wchan, &c.syscall_name, &c.syscall_args, &c.file, &c.filesystem,
-                       &c.device, &c.cgroup, &c.container, &c.unreadable})
-        *f = s.intern(old.get(*f));
+      copy_context_fields(c, contexts_[t.context], [&](StrId id) { return s.intern(old.get(id)); });
       for (auto& [k, v] : c.extra) {
         k = s.intern(old.get(k));
         v = s.intern(old.get(v));

@@ -82,7 +82,7 @@ TopFrame TopModel::frame(const RoundWindow& w) {
   const Classification& cls = groups_.of(w);
   const StringTable& str = w.strings();
   const int64_t now_ns = newest->time_ns;
-  f.status.threads = newest->end.threads;
+  f.status.threads = newest->figures.threads;
   f.status.span_s = (now_ns - w.rounds().front().time_ns) / 1e9;
 
   // The verdict and the chains, by the analyzer, of the last seconds.

@@ -63,9 +63,9 @@ double average_blocked(const RoundWindow& w, int64_t span_ns,
 }
 
 double pressure_full(const WindowRound& r, std::string* which) {
-  // RoundEnd::pressure: [io, memory, cpu][some, full]; cpu "full" is not a stall of all
-  // runnable tasks on a resource in the same sense, and is left out.
-  const float io = r.end.pressure[0][1], memory = r.end.pressure[1][1];
+  // cpu "full" is not a stall of all runnable tasks on a resource in the same sense, and
+  // is left out.
+  const float io = r.figures.io_full, memory = r.figures.memory_full;
   if (io < 0 && memory < 0) return -1;
   const bool mem = memory > io;
   if (which) *which = mem ? "memory" : "io";

@@ -36,18 +36,7 @@ uint64_t write_window(const RoundWindow& w, int64_t from_ns,
       rec.stack_text = s.get(t.stack_text);
       if (t.context) {
         const WindowContext& c = w.context(t.context);
-        ctx = TaskContextRecord{};
-        ctx.wchan = s.get(c.wchan);
-        ctx.syscall_nr = c.syscall_nr;
-        ctx.syscall_name = s.get(c.syscall_name);
-        ctx.syscall_args = s.get(c.syscall_args);
-        ctx.file = s.get(c.file);
-        ctx.filesystem = s.get(c.filesystem);
-        ctx.device = s.get(c.device);
-        ctx.cgroup = s.get(c.cgroup);
-        ctx.container = s.get(c.container);
-        ctx.unreadable = s.get(c.unreadable);
-        ctx.ppid = c.ppid;
+        copy_context_fields(ctx, c, [&](StrId id) { return s.get(id); });
         extra_fields.clear();
         for (const auto& [k, v] : c.extra) extra_fields.emplace_back(s.get(k), s.get(v));
         ctx.extra = extra_fields.empty() ? nullptr : &extra_fields;
@@ -55,9 +44,7 @@ uint64_t write_window(const RoundWindow& w, int64_t from_ns,
       }
       out.task(rec);
     }
-    RoundEnd e = r.end;
-    e.user_stacks = r.has_user ? &r.user : nullptr;
-    out.end_round(r.index, e);
+    out.end_round(r.index, r.figures);
     ++rounds;
   }
   out.finish(rounds, first < 0 ? 0 : last - first, Counters{});

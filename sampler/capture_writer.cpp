@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <system_error>
 
+#include "hangscope/capture_fields.hpp"
 #include "hangscope/capture_format.hpp"
 
 namespace hangscope {
@@ -13,9 +14,8 @@ namespace hangscope {
 namespace cf = capture_format;
 
 bool TaskContextRecord::empty() const {
-  return wchan.empty() && syscall_nr < 0 && syscall_name.empty() && syscall_args.empty() &&
-         file.empty() && filesystem.empty() && device.empty() && cgroup.empty() &&
-         container.empty() && unreadable.empty() && ppid == 0 && (!extra || extra->empty());
+  return static_cast<const TaskContextFields&>(*this) == TaskContextFields{} &&
+         (!extra || extra->empty());
 }
 
 CaptureWriter::CaptureWriter(int fd, size_t max_interned)
@@ -26,13 +26,8 @@ void CaptureWriter::header(const CaptureHeader& h) {
   auto field = [&](std::string_view key, std::string_view value) {
     fmt::format_to(std::back_inserter(buf_), "{} {}\n", key, cf::escape(value));
   };
-  field("host", h.host);
-  field("kernel", h.kernel);
-  field("boot_id", h.boot_id);
-  field("start_unix_ns", std::to_string(h.start_unix_ns));
-  field("interval_ns", std::to_string(h.interval_ns));
-  field("states", h.states);
-  field("command", h.command_line);
+  for (const cf::HeaderField& f : cf::header_fields())
+    if (f.write) field(f.key, f.write(h));
   for (const auto& [k, v] : h.extra) field(k, v);
   buf_ += "data\n";
   flush();
@@ -79,17 +74,17 @@ uint32_t CaptureWriter::context_id(const TaskContextRecord& c) {
     key_ += '=';
     key_ += cf::escape(v);
   };
-  add("wchan", c.wchan);
-  if (c.syscall_nr >= 0) add("sc", std::to_string(c.syscall_nr));
-  add("scname", c.syscall_name);
-  add("args", c.syscall_args);
-  add("file", c.file);
-  add("fs", c.filesystem);
-  add("dev", c.device);
-  add("cgroup", c.cgroup);
-  add("ctr", c.container);
-  if (c.ppid) add("ppid", std::to_string(c.ppid));
-  add("why", c.unreadable);
+  // Every field that is not its default, in the order of the list.
+  static const TaskContextFields<std::string_view> kAbsent;
+  for_each_context_field(
+      [&](std::string_view k, const auto& v, const auto& absent) {
+        if (v == absent) return;
+        if constexpr (kContextNumber<decltype(v)>)
+          add(k, std::to_string(v));
+        else
+          add(k, v);
+      },
+      c, kAbsent);
   if (c.extra)
     for (const auto& [k, v] : *c.extra) add(k, v);
   auto it = contexts_.find(key_);
@@ -104,12 +99,11 @@ uint32_t CaptureWriter::context_id(const TaskContextRecord& c) {
 void CaptureWriter::task(const TaskRecord& t) {
   uint32_t stack = stack_id(t.stack_text);
   uint32_t context = t.context ? context_id(*t.context) : 0;
-  std::string flags;
-  if (t.kernel_thread) flags += 'k';
-  if (t.watched) flags += 'w';
-  if (t.no_stack) flags += 'n';
-  if (t.fuse_daemon) flags += 'f';
-  if (flags.empty()) flags = "-";
+  char letters[std::size(cf::kTaskFlags)] = {'-'};
+  size_t n = 0;
+  for (const cf::TaskFlag& f : cf::kTaskFlags)
+    if (t.*f.record) letters[n++] = f.letter;
+  const std::string_view flags(letters, n ? n : 1);
   auto out = std::back_inserter(buf_);
   fmt::format_to(out, "{} {} {} {} {} {} {} {} ", cf::kTask, t.time_ns, t.pid, t.tid, t.state,
                  stack, flags, context);
@@ -124,33 +118,28 @@ void CaptureWriter::task(const TaskRecord& t) {
 void CaptureWriter::oncpu(const OnCpuRecord& s) {
   const uint32_t stack = stack_id(s.stack_text);
   fmt::format_to(std::back_inserter(buf_), "{} {} {} {} {} {} {} ", cf::kOnCpu, s.time_ns, s.cpu,
-                 s.pid, s.tid, stack, s.user ? "u" : "-");
+                 s.pid, s.tid, stack, s.user ? cf::kOnCpuUser : '-');
   buf_ += cf::escape(s.comm);
   buf_ += '\n';
 }
 
-void CaptureWriter::end_round(uint32_t index, const RoundEnd& e) {
+void CaptureWriter::end_round(uint32_t index, const RoundFigures& e) {
   auto out = std::back_inserter(buf_);
-  const char* names[3] = {"io", "memory", "cpu"};
   bool any = false;
-  for (int i = 0; i < 3; ++i) {
-    if (e.pressure[i][0] < 0 && e.pressure[i][1] < 0) continue;
-    fmt::format_to(out, "{}{}={:.2f}/{:.2f}", any ? " " : "P ", names[i], e.pressure[i][0],
-                   e.pressure[i][1]);
+  for (const cf::PressureField& p : cf::kPressureFields) {
+    if (e.*p.some < 0 && e.*p.full < 0) continue;
+    fmt::format_to(out, "{}{}={:.2f}/{:.2f}", any ? " " : "P ", p.resource, e.*p.some, e.*p.full);
     any = true;
   }
   if (any) buf_ += '\n';
-  fmt::format_to(out, "{} {} {} {} {} {}", cf::kRoundEnd, index, e.threads, e.recorded, e.running,
-                 e.uninterruptible);
+  fmt::format_to(out, "{} {}", cf::kRoundEnd, index);
+  for (uint32_t RoundFigures::*count : cf::kRoundCounts) fmt::format_to(out, " {}", e.*count);
   // Trailing key=value fields: a reader that does not know them reads the line as before.
-  if (const UserStackRound* u = e.user_stacks)
-    fmt::format_to(out,
-                   " stops={} stop_pause_ns={} user_complete={} user_partial={} "
-                   "user_did_not_stop={} user_ran={} user_timed_out={}",
-                   u->stops, u->stop_pause_ns, u->complete, u->partial, u->did_not_stop, u->ran,
-                   u->timed_out);
-  if (const OnCpuRound* c = e.oncpu)
-    fmt::format_to(out, " oncpu={} oncpu_idle={} oncpu_lost={}", c->samples, c->idle, c->lost);
+  cf::for_each_round_figure(
+      [&](std::string_view key, bool RoundFigures::*group, const auto& value) {
+        if (e.*group) fmt::format_to(out, " {}={}", key, value);
+      },
+      e);
   buf_ += '\n';
   flush();
 }

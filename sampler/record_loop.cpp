@@ -96,7 +96,7 @@ RoundStats RecordLoop::round(bool late) {
 
   RoundTable& table = *table_;
   table.start(index_, begin);
-  if (users_) users_->begin_round();
+  if (users_) users_->begin_round(stats);
   for (auto& source : sources_) source->read(table);
   if (users_) users_->start_stops(table.tasks());
   // One deadline for every read of the round, whoever handed it off.
@@ -118,27 +118,20 @@ RoundStats RecordLoop::round(bool late) {
 
   // The on-CPU samples of the interval since the last round began (for round 0, since
   // the start), so that the rounds' intervals hold every sample once.
-  OnCpuRound oncpu;
-  if (oncpu_) oncpu = oncpu_->drain(begin, sink_);
+  if (oncpu_) oncpu_->drain(begin, sink_, stats);
 
-  RoundEnd e;
-  e.threads = stats.threads;
-  e.recorded = stats.recorded;
-  e.running = stats.running;
-  e.uninterruptible = stats.uninterruptible;
-  if (users_) e.user_stacks = &users_->round();
-  if (oncpu_) e.oncpu = &oncpu;
-  PressureSet psi = pressure_->read();
-  const Pressure* res[3] = {&psi.io, &psi.memory, &psi.cpu};
-  for (int i = 0; i < 3; ++i) {
-    e.pressure[i][0] = res[i]->some;
-    e.pressure[i][1] = res[i]->full;
-  }
-  sink_.end_round(index_, e);
+  const PressureSet psi = pressure_->read();
+  stats.io_some = psi.io.some;
+  stats.io_full = psi.io.full;
+  stats.memory_some = psi.memory.some;
+  stats.memory_full = psi.memory.full;
+  stats.cpu_some = psi.cpu.some;
+  stats.cpu_full = psi.cpu.full;
+  sink_.end_round(index_, stats);
   ++index_;
   result_.rounds = index_;
   result_.samples += stats.recorded;
-  result_.oncpu_samples += oncpu.samples;
+  result_.oncpu_samples += stats.oncpu_samples;
   result_.timed_out += stats.timed_out;
   if (late) ++result_.late_rounds;
   return stats;

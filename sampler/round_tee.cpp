@@ -41,7 +41,7 @@ void RoundTee::oncpu(const OnCpuRecord& s) {
   b_.oncpu(s);
 }
 
-void RoundTee::end_round(uint32_t index, const RoundEnd& e) {
+void RoundTee::end_round(uint32_t index, const RoundFigures& e) {
   both(a_, b_, [&](RoundSink& s) { s.end_round(index, e); });
 }
 

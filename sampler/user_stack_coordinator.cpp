@@ -27,8 +27,9 @@ UserStackCoordinator::UserStackCoordinator(const std::string& proc_root, ReaderP
   unwinder_ = std::make_shared<UserStackUnwinder>(uo);
 }
 
-void UserStackCoordinator::begin_round() {
-  round_ = UserStackRound{};
+void UserStackCoordinator::begin_round(RoundFigures& figures) {
+  round_ = &figures;
+  round_->user_stacks = true;
   // Reads that returned since: their tasks are tried again.
   std::erase_if(user_pending_, [](const auto& p) { return p.second->load(); });
 }
@@ -96,9 +97,9 @@ void UserStackCoordinator::collect_stops() {
     const ReaderPool::Outcome outcome = readers_.outcome(job.ticket);
     if (outcome == ReaderPool::Outcome::done) {
       if (job.read->waited_out) continue;
-      ++round_.stops;
-      round_.stop_pause_ns =
-          std::max<int64_t>(round_.stop_pause_ns, job.read->result.pause.count());
+      ++round_->process_stops;
+      round_->stop_pause_ns =
+          std::max<int64_t>(round_->stop_pause_ns, job.read->result.pause.count());
     } else if (outcome == ReaderPool::Outcome::timed_out) {
       stop_pending_[job.read->pid] = ReaderPool::finished_flag(job.ticket);
     }
@@ -140,7 +141,7 @@ void UserStackCoordinator::add_frames(const RoundTask& task, TaskDetails& d) {
     // with warm caches, may get further.
     d.reusable = false;
   }
-  count_user_stack(round_, r);
+  count_user_stack(*round_, r);
 }
 
 }  // namespace hangscope::sampler

@@ -36,7 +36,8 @@ class UserStackCoordinator {
   const char* mode() const { return stop_sleeping_ ? "stop" : "unstopped"; }  // header
   int64_t budget_ns() const { return budget_ns_; }
 
-  void begin_round();
+  // A new round, whose user-stack figures it counts into `figures` until the next.
+  void begin_round(RoundFigures& figures);
   // A task whose details are about to be read: plans its user stack (task.user), and
   // returns what its detail job runs after them (empty: nothing). Called from the
   // source's thread while the loop waits for it.
@@ -49,7 +50,6 @@ class UserStackCoordinator {
   // A task recorded with a kernel stack: its user frames (details.user_frames) when its
   // details were read this round (details reused keep those of their read).
   void add_frames(const RoundTask& task, TaskDetails& details);
-  const UserStackRound& round() const { return round_; }
 
  private:
   struct StopJob {
@@ -67,7 +67,7 @@ class UserStackCoordinator {
   std::vector<StopJob> stops_;
   std::unordered_map<int, Flag> stop_pending_;  // by pid: a stop still running
   std::unordered_map<int, Flag> user_pending_;  // by tid: an unwind still running
-  UserStackRound round_;
+  RoundFigures* round_ = nullptr;  // the figures of the round being read
 };
 
 }  // namespace hangscope::sampler

@@ -82,22 +82,22 @@ std::string timed_out_line() {
   return line;
 }
 
-void count_user_stack(UserStackRound& round, UserStackResult result) {
+void count_user_stack(RoundFigures& round, UserStackResult result) {
   switch (result) {
     case UserStackResult::complete:
-      ++round.complete;
+      ++round.user_complete;
       break;
     case UserStackResult::partial:
-      ++round.partial;
+      ++round.user_partial;
       break;
     case UserStackResult::did_not_stop:
-      ++round.did_not_stop;
+      ++round.user_did_not_stop;
       break;
     case UserStackResult::ran:
-      ++round.ran;
+      ++round.user_ran;
       break;
     case UserStackResult::timed_out:
-      ++round.timed_out;
+      ++round.user_timed_out;
       break;
     case UserStackResult::none:
       break;

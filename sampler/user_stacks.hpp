@@ -57,6 +57,6 @@ UserStackResult user_stack_lines(const UserStack& stack, const SyscallState& ker
                                  std::string& lines);
 // The line of a task whose user stack was not read by the round's deadline.
 std::string timed_out_line();
-void count_user_stack(UserStackRound& round, UserStackResult result);
+void count_user_stack(RoundFigures& round, UserStackResult result);
 
 }  // namespace hangscope::sampler

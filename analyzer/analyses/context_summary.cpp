@@ -49,7 +49,7 @@ ContextSummary summarize_context(const Capture& c, const Classification& cls, co
     g.states[s.state] += s.weight;
     if (s.flags & kWatchedWait) g.watched += s.weight;
     if (s.context != 0) out.any = true;
-    if (ctx.syscall) g.syscalls[ctx.syscall] += s.weight;
+    if (ctx.syscall_name) g.syscalls[ctx.syscall_name] += s.weight;
     if (ctx.file) g.files[ctx.file] += s.weight;
     if (ctx.device) g.devices[ctx.device] += s.weight;
     if (ctx.container) g.containers[ctx.container] += s.weight;

@@ -36,8 +36,7 @@ void CaptureBuilder::add_fact(WaitsOnFact f) {
 }
 
 size_t CaptureBuilder::ContextIds::operator()(const TaskContext& c) const noexcept {
-  return absl::HashOf(c.wchan, c.workqueue, c.device, c.syscall, c.syscall_nr, c.syscall_args,
-                      c.file, c.filesystem, c.cgroup, c.container, c.unreadable, c.ppid,
+  return absl::HashOf(static_cast<const TaskContextFields<StrId>&>(c), c.workqueue,
                       c.switches_known, c.voluntary_switches, c.involuntary_switches);
 }
 

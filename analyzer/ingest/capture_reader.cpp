@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "hangscope/capture_fields.hpp"
 #include "hangscope/capture_format.hpp"
 #include "hangscope/frame_text.hpp"
 #include "hangscope/wait_channel_stack.hpp"
@@ -50,14 +51,6 @@ class CaptureReader final : public Reader {
   void read(LineReader& in, CaptureBuilder& out) const override;
 };
 
-// State of one capture while it is read: the round being read is committed to the
-// model only when its end line arrives, so a cut capture keeps its complete rounds.
-struct Pending {
-  bool in_round = false;
-  Round round;
-  std::vector<TaskSample> samples;
-};
-
 // Returns the format version.
 int read_header(LineReader& in, CaptureBuilder& out) {
   std::string_view line;
@@ -81,299 +74,279 @@ int read_header(LineReader& in, CaptureBuilder& out) {
         in.fail(fmt::format("capture format version {} is newer than this hangscope reads ({})", v,
                             cf::kVersion));
       version = v;
-    } else if (key == "host") {
-      info.host = value;
-    } else if (key == "kernel") {
-      info.kernel = value;
-    } else if (key == "oncpu_hz") {
-      double hz = 0;
-      if (!number(std::string_view(value), hz) || hz <= 0)
-        in.fail(fmt::format("bad on-CPU frequency '{}'", value));
-      info.oncpu_hz = hz;
-    } else if (key == "interval_ns") {
-      int64_t ns = 0;
-      if (!number(std::string_view(value), ns) || ns <= 0)
-        in.fail(fmt::format("bad interval '{}'", value));
-      info.interval_s = static_cast<double>(ns) / 1e9;
+    } else if (const cf::HeaderField* f = cf::header_field(key); f && f->read) {
+      if (!f->read(value, info)) in.fail(fmt::format("bad {} '{}'", f->what, value));
     }
     info.header[key] = value;
   }
   in.fail("capture ends inside its header");
 }
 
-// A `C` line (v2): "C <id>\tkey=value\t...". Unknown keys are ignored.
-bool parse_context(std::string_view rest, CaptureBuilder& out, uint32_t expected_id,
-                   TaskContext& c) {
+// One capture while it is read, with a handler per record tag. The round being read is
+// committed to the model only when its end line arrives, so a cut capture keeps its
+// complete rounds.
+class CaptureParse {
+ public:
+  CaptureParse(CaptureBuilder& out, int version) : out_(out), version_(version) {}
+
+  // One data line; false when it is not a record this version has, or a broken one.
+  bool line(std::string_view line);
+  // Whether the capture was complete: its end line read, no round left open.
+  bool complete() const { return ended_ && !in_round_; }
+
+ private:
+  // A record's fields after its tag and the space; false: a broken record.
+  using Handler = bool (CaptureParse::*)(std::string_view rest);
+  struct Record {
+    char tag;
+    int since_version;  // the first version it is read in (older captures never had it)
+    Handler read;
+  };
+  static const Record kRecords[];
+
+  bool stack(std::string_view rest);
+  bool context(std::string_view rest);
+  bool pressure(std::string_view rest);
+  bool round(std::string_view rest);
+  bool task(std::string_view rest);
+  bool oncpu(std::string_view rest);
+  bool round_end(std::string_view rest);
+  void end(std::string_view rest);
+
+  CaptureBuilder& out_;
+  const int version_;
+  StackTable& stacks_ = out_.stacks();
+  std::vector<StackId> stack_ids_{0};                 // file stack id -> model stack id
+  std::vector<TaskContext> contexts_{TaskContext{}};  // file context id -> context (v2)
+  std::unordered_map<StrId, StackId> wchan_stacks_;   // one-frame stacks of stackless samples
+  std::vector<FrameId> frames_;
+  StackId user_stack_ = 0;  // the one frame of on-CPU samples in user space
+  bool in_round_ = false;
+  Round round_;
+  std::vector<TaskSample> samples_;  // of the round being read
+  bool ended_ = false;
+};
+
+// The most frequent records first: they are looked up in this order.
+const CaptureParse::Record CaptureParse::kRecords[] = {
+    {cf::kTask, 1, &CaptureParse::task},         {cf::kOnCpu, 3, &CaptureParse::oncpu},
+    {cf::kStack, 1, &CaptureParse::stack},       {cf::kContext, 2, &CaptureParse::context},
+    {cf::kRound, 1, &CaptureParse::round},       {cf::kRoundEnd, 1, &CaptureParse::round_end},
+    {cf::kPressure, 1, &CaptureParse::pressure},
+};
+
+bool CaptureParse::line(std::string_view line) {
+  if (line.starts_with(cf::kEnd) && line.size() > cf::kEnd.size() &&
+      line[cf::kEnd.size()] == ' ') {
+    end(line.substr(cf::kEnd.size() + 1));
+    return true;
+  }
+  if (line.size() < 2 || line[1] != ' ') return line.empty();
+  for (const Record& r : kRecords)
+    if (r.tag == line[0]) return version_ >= r.since_version && (this->*r.read)(line.substr(2));
+  return false;
+}
+
+// "K <id>\t<frame>\t<frame>...": kernel frames as /proc printed them, then any user
+// frames ("u:...").
+bool CaptureParse::stack(std::string_view rest) {
   size_t tab = rest.find('\t');
   uint32_t id = 0;
-  if (!number(rest.substr(0, tab), id) || id != expected_id) return false;
+  if (!number(rest.substr(0, tab), id) || id != stack_ids_.size()) return false;
+  frames_.clear();
+  while (tab != std::string_view::npos) {
+    size_t next = rest.find('\t', tab + 1);
+    std::string text = cf::unescape(rest.substr(tab + 1, next - tab - 1));
+    FrameText ft;
+    if (parse_frame_text(text, ft))
+      frames_.push_back(stacks_.intern_frame(ft.function, ft.module, ft.kind, ft.flags));
+    tab = next;
+  }
+  stack_ids_.push_back(stacks_.intern_stack(frames_));
+  return true;
+}
+
+// "C <id>\tkey=value\t..." (v2). Unknown keys are passed by.
+bool CaptureParse::context(std::string_view rest) {
+  size_t tab = rest.find('\t');
+  uint32_t id = 0;
+  if (!number(rest.substr(0, tab), id) || id != contexts_.size()) return false;
+  TaskContext c;
   while (tab != std::string_view::npos) {
     size_t next = rest.find('\t', tab + 1);
     std::string_view kv = rest.substr(tab + 1, next - tab - 1);
     tab = next;
     size_t eq = kv.find('=');
     if (eq == std::string_view::npos) return false;
-    std::string_view key = kv.substr(0, eq);
-    std::string value = cf::unescape(kv.substr(eq + 1));
-    if (key == "wchan")
-      c.wchan = out.intern(value);
-    else if (key == "sc")
-      number(std::string_view(value), c.syscall_nr);
-    else if (key == "scname")
-      c.syscall = out.intern(value);
-    else if (key == "args")
-      c.syscall_args = out.intern(value);
-    else if (key == "file")
-      c.file = out.intern(value);
-    else if (key == "fs")
-      c.filesystem = out.intern(value);
-    else if (key == "dev")
-      c.device = out.intern(value);
-    else if (key == "cgroup")
-      c.cgroup = out.intern(value);
-    else if (key == "ctr")
-      c.container = out.intern(value);
-    else if (key == "ppid")
-      number(std::string_view(value), c.ppid);
-    else if (key == "why")
-      c.unreadable = out.intern(value);
+    const std::string_view key = kv.substr(0, eq), value = kv.substr(eq + 1);
+    bool found = false;
+    for_each_context_field(
+        [&](std::string_view k, auto& field) {
+          if (found || k != key) return;
+          found = true;
+          if constexpr (kContextNumber<decltype(field)>)
+            number(value, field);
+          else
+            field = intern_text(out_, value);
+        },
+        c);
   }
+  contexts_.push_back(c);
   return true;
 }
 
-// "P io=1.00/0.50 memory=0.00/0.00 cpu=3.10/-1.00" (v2).
-void parse_pressure(std::string_view rest, Round& r) {
+// "P io=1.00/0.50 memory=0.00/0.00 cpu=3.10/-1.00" (v2), inside a round.
+bool CaptureParse::pressure(std::string_view rest) {
+  if (!in_round_) return false;
   while (!rest.empty()) {
     std::string_view item = field(rest);
     size_t eq = item.find('='), slash = item.find('/');
     if (eq == std::string_view::npos || slash == std::string_view::npos || slash < eq) continue;
-    std::string some(item.substr(eq + 1, slash - eq - 1)), full(item.substr(slash + 1));
-    float s = std::strtof(some.c_str(), nullptr), f = std::strtof(full.c_str(), nullptr);
-    std::string_view name = item.substr(0, eq);
-    if (name == "io") {
-      r.io_some = s;
-      r.io_full = f;
-    } else if (name == "memory") {
-      r.memory_some = s;
-      r.memory_full = f;
-    } else if (name == "cpu") {
-      r.cpu_some = s;
-      r.cpu_full = f;
+    const std::string_view resource = item.substr(0, eq);
+    for (const cf::PressureField& p : cf::kPressureFields) {
+      if (p.resource != resource) continue;
+      std::string some(item.substr(eq + 1, slash - eq - 1)), full(item.substr(slash + 1));
+      round_.*p.some = std::strtof(some.c_str(), nullptr);
+      round_.*p.full = std::strtof(full.c_str(), nullptr);
     }
   }
+  return true;
 }
 
-// "key=value" after the counts of an E line (v2 with --user-stacks); unknown keys are
-// ignored, so that a newer writer may add figures.
-void parse_round_figure(std::string_view kv, Round& r) {
-  size_t eq = kv.find('=');
-  if (eq == std::string_view::npos) return;
-  std::string_view key = kv.substr(0, eq), value = kv.substr(eq + 1);
-  if (key == "stop_pause_ns") {
-    number(value, r.stop_pause_ns);
-    return;
+// "R <index> <time_ns> [late]": a round begins.
+bool CaptureParse::round(std::string_view rest) {
+  Round r;
+  if (!number(field(rest), r.index) || !number(field(rest), r.time_ns)) return false;
+  r.late = field(rest) == "late";
+  in_round_ = true;
+  round_ = r;
+  samples_.clear();  // keeps its room from round to round
+  return true;
+}
+
+// v1: "T <time_ns> <pid> <tid> <state> <stack> <flags> <comm>"; v2 adds
+// "<context> <nvcsw> <nivcsw>" before the comm.
+bool CaptureParse::task(std::string_view rest) {
+  TaskSample s;
+  std::string_view state, flags;
+  uint32_t stack = 0;
+  if (!in_round_ || !number(field(rest), s.time_ns) || !number(field(rest), s.pid) ||
+      !number(field(rest), s.tid) || (state = field(rest)).size() != 1 ||
+      !number(field(rest), stack) || stack >= stack_ids_.size() || (flags = field(rest)).empty())
+    return false;
+  s.state = state[0];
+  s.stack = stack_ids_[stack];
+  for (const cf::TaskFlag& f : cf::kTaskFlags)
+    if (flags.find(f.letter) != std::string_view::npos) s.flags |= f.model;
+  if (version_ >= 2) {
+    uint32_t context = 0;
+    std::string_view vol, invol;
+    if (!number(field(rest), context) || context >= contexts_.size() ||
+        (vol = field(rest)).empty() || (invol = field(rest)).empty())
+      return false;
+    TaskContext c = contexts_[context];
+    if (vol != "-" || invol != "-") {
+      if (!number(vol, c.voluntary_switches) || !number(invol, c.involuntary_switches))
+        return false;
+      c.switches_known = true;
+    }
+    s.context = out_.intern_context(c);
+    // Recorded without its stack (no privilege, or the read timed out): the wait
+    // channel stands in as a one-frame stack, so that it is still classified.
+    if (s.stack == 0 && c.wchan != 0) {
+      auto [it, added] = wchan_stacks_.try_emplace(c.wchan, 0);
+      if (added) it->second = wait_channel_stack(stacks_, stacks_.strings().get(c.wchan));
+      s.stack = it->second;
+    }
   }
-  if (key == "oncpu_lost") {
-    number(value, r.oncpu_lost);
-    return;
+  s.comm = intern_text(out_, rest);
+  samples_.push_back(s);
+  return true;
+}
+
+// v3: "O <time_ns> <cpu> <pid> <tid> <stack> <flags> <comm>", a task found running on a
+// CPU: a sample of state R of the round, weight 1 (1/oncpu_hz s of CPU).
+bool CaptureParse::oncpu(std::string_view rest) {
+  TaskSample s;
+  int cpu = 0;
+  uint32_t stack = 0;
+  std::string_view flags;
+  if (!in_round_ || !number(field(rest), s.time_ns) || !number(field(rest), cpu) ||
+      !number(field(rest), s.pid) || !number(field(rest), s.tid) || !number(field(rest), stack) ||
+      stack >= stack_ids_.size() || (flags = field(rest)).empty())
+    return false;
+  s.state = 'R';
+  s.stack = stack_ids_[stack];
+  // Running in user space: no kernel frames, one frame that says so.
+  if (s.stack == 0 && flags.find(cf::kOnCpuUser) != std::string_view::npos) {
+    if (user_stack_ == 0) {
+      const FrameId user = stacks_.intern_frame("[user]", "", FrameKind::user, 0);
+      user_stack_ = stacks_.intern_stack(std::span<const FrameId>(&user, 1));
+    }
+    s.stack = user_stack_;
   }
-  uint32_t* target = key == "stops"               ? &r.process_stops
-                     : key == "user_complete"     ? &r.user_complete
-                     : key == "user_partial"      ? &r.user_partial
-                     : key == "user_did_not_stop" ? &r.user_did_not_stop
-                     : key == "user_ran"          ? &r.user_ran
-                     : key == "user_timed_out"    ? &r.user_timed_out
-                     : key == "oncpu_idle"        ? &r.oncpu_idle
-                                                  : nullptr;
-  if (target) number(value, *target);
+  s.comm = intern_text(out_, rest);
+  samples_.push_back(s);
+  return true;
+}
+
+// "E <index> <threads> <recorded> [<running> <uninterruptible> [<key>=<value> ...]]": the
+// round's figures; the round and its samples go to the model.
+bool CaptureParse::round_end(std::string_view rest) {
+  uint32_t index = 0;
+  if (!in_round_ || !number(field(rest), index) || index != round_.index) return false;
+  size_t n = 0;
+  for (uint32_t RoundFigures::*count : cf::kRoundCounts) {
+    if (rest.empty() && n >= cf::kRoundCountsAlways) break;
+    if (!number(field(rest), round_.*count) && n < cf::kRoundCountsAlways) return false;
+    ++n;
+  }
+  while (!rest.empty()) {
+    const std::string_view kv = field(rest);
+    const size_t eq = kv.find('=');
+    if (eq == std::string_view::npos) continue;
+    const std::string_view key = kv.substr(0, eq), value = kv.substr(eq + 1);
+    cf::for_each_round_figure(
+        [&](std::string_view k, bool RoundFigures::*group, auto& figure) {
+          if (k != key) return;
+          number(value, figure);
+          round_.*group = true;
+        },
+        round_);
+  }
+  const uint32_t global = out_.add_round(round_);
+  for (TaskSample& s : samples_) {
+    s.round = global;
+    out_.add_sample(s);
+  }
+  in_round_ = false;
+  samples_.clear();
+  return true;
+}
+
+// "end <rounds> <duration_ns> [<key>=<value> ...]": the sampler's counters and the FUSE
+// daemons it found (v2), kept as header fields "end.<key>".
+void CaptureParse::end(std::string_view rest) {
+  ended_ = true;
+  SourceInfo& info = out_.info();
+  for (int i = 0; !rest.empty(); ++i) {
+    std::string_view kv = field(rest);
+    size_t eq = kv.find('=');
+    if (i >= 2 && eq != std::string_view::npos)
+      info.header["end." + std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
+  }
 }
 
 void CaptureReader::read(LineReader& in, CaptureBuilder& out) const {
-  const int version = read_header(in, out);
-  SourceInfo& info = out.info();
-  info.timed = true;
-  StackTable& stacks = out.stacks();
-  std::vector<StackId> stack_ids{0};                 // file stack id -> model stack id
-  std::vector<TaskContext> contexts{TaskContext{}};  // file context id -> context (v2)
-  std::unordered_map<StrId, StackId> wchan_stacks;   // one-frame stacks of stackless samples
-  std::vector<FrameId> frames;
-  StackId user_stack = 0;  // the one frame of on-CPU samples in user space
-  Pending pending;
-  bool ended = false;
+  CaptureParse parse(out, read_header(in, out));
+  out.info().timed = true;
   std::string_view line;
-
   while (in.next(line)) {
     if (!in.last_line_complete()) break;  // the writer was stopped mid-line
-    if (line.starts_with(cf::kEnd) && line.size() > cf::kEnd.size() &&
-        line[cf::kEnd.size()] == ' ') {
-      ended = true;
-      // v2: the sampler's counters after the rounds and duration, as key=value.
-      std::string_view rest = line.substr(cf::kEnd.size() + 1);
-      for (int i = 0; !rest.empty(); ++i) {
-        std::string_view kv = field(rest);
-        size_t eq = kv.find('=');
-        if (i >= 2 && eq != std::string_view::npos)
-          info.header["end." + std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
-      }
-      continue;
-    }
-    if (line.size() < 2 || line[1] != ' ') {
-      if (!line.empty()) out.skip_line(in);
-      continue;
-    }
-    std::string_view rest = line.substr(2);
-    switch (line[0]) {
-      case cf::kStack: {
-        size_t tab = rest.find('\t');
-        uint32_t id = 0;
-        if (!number(rest.substr(0, tab), id) || id != stack_ids.size()) {
-          out.skip_line(in);
-          break;
-        }
-        frames.clear();
-        while (tab != std::string_view::npos) {
-          size_t next = rest.find('\t', tab + 1);
-          std::string text = cf::unescape(rest.substr(tab + 1, next - tab - 1));
-          // Kernel frames as /proc printed them, then any user frames ("u:...").
-          FrameText ft;
-          if (parse_frame_text(text, ft))
-            frames.push_back(stacks.intern_frame(ft.function, ft.module, ft.kind, ft.flags));
-          tab = next;
-        }
-        stack_ids.push_back(stacks.intern_stack(frames));
-        break;
-      }
-      case cf::kContext: {
-        TaskContext c;
-        if (version < 2 || !parse_context(rest, out, static_cast<uint32_t>(contexts.size()), c)) {
-          out.skip_line(in);
-          break;
-        }
-        contexts.push_back(c);
-        break;
-      }
-      case cf::kPressure: {
-        if (!pending.in_round) {
-          out.skip_line(in);
-          break;
-        }
-        parse_pressure(rest, pending.round);
-        break;
-      }
-      case cf::kRound: {
-        Round r;
-        if (!number(field(rest), r.index) || !number(field(rest), r.time_ns)) {
-          out.skip_line(in);
-          break;
-        }
-        r.late = field(rest) == "late";
-        pending.in_round = true;
-        pending.round = r;
-        pending.samples.clear();  // keeps its room from round to round
-        break;
-      }
-      case cf::kTask: {
-        TaskSample s;
-        std::string_view state, flags;
-        uint32_t stack = 0;
-        if (!pending.in_round || !number(field(rest), s.time_ns) || !number(field(rest), s.pid) ||
-            !number(field(rest), s.tid) || (state = field(rest)).size() != 1 ||
-            !number(field(rest), stack) || stack >= stack_ids.size() ||
-            (flags = field(rest)).empty()) {
-          out.skip_line(in);
-          break;
-        }
-        s.state = state[0];
-        s.stack = stack_ids[stack];
-        if (flags.find('k') != std::string_view::npos) s.flags |= kKernelThread;
-        if (flags.find('w') != std::string_view::npos) s.flags |= kWatchedWait;
-        if (flags.find('n') != std::string_view::npos) s.flags |= kNoStack;
-        if (version >= 2) {
-          uint32_t context = 0;
-          std::string_view vol, invol;
-          if (!number(field(rest), context) || context >= contexts.size() ||
-              (vol = field(rest)).empty() || (invol = field(rest)).empty()) {
-            out.skip_line(in);
-            break;
-          }
-          TaskContext c = contexts[context];
-          if (vol != "-" || invol != "-") {
-            if (!number(vol, c.voluntary_switches) || !number(invol, c.involuntary_switches)) {
-              out.skip_line(in);
-              break;
-            }
-            c.switches_known = true;
-          }
-          s.context = out.intern_context(c);
-          // Recorded without its stack (no privilege, or the read timed out): the wait
-          // channel stands in as a one-frame stack, so that it is still classified.
-          if (s.stack == 0 && c.wchan != 0) {
-            auto [it, added] = wchan_stacks.try_emplace(c.wchan, 0);
-            if (added)
-              it->second = wait_channel_stack(stacks, out.stacks().strings().get(c.wchan));
-            s.stack = it->second;
-          }
-        }
-        s.comm = intern_text(out, rest);
-        pending.samples.push_back(s);
-        break;
-      }
-      case cf::kOnCpu: {
-        // v3: "O <time_ns> <cpu> <pid> <tid> <stack> <flags> <comm>", a task found running
-        // on a CPU: a sample of state R of the round, weight 1 (1/oncpu_hz s of CPU).
-        TaskSample s;
-        int cpu = 0;
-        uint32_t stack = 0;
-        std::string_view flags;
-        if (version < 3 || !pending.in_round || !number(field(rest), s.time_ns) ||
-            !number(field(rest), cpu) || !number(field(rest), s.pid) ||
-            !number(field(rest), s.tid) || !number(field(rest), stack) ||
-            stack >= stack_ids.size() || (flags = field(rest)).empty()) {
-          out.skip_line(in);
-          break;
-        }
-        s.state = 'R';
-        s.stack = stack_ids[stack];
-        // Running in user space: no kernel frames, one frame that says so.
-        if (s.stack == 0 && flags.find('u') != std::string_view::npos) {
-          if (user_stack == 0) {
-            const FrameId user = stacks.intern_frame("[user]", "", FrameKind::user, 0);
-            user_stack = stacks.intern_stack(std::span<const FrameId>(&user, 1));
-          }
-          s.stack = user_stack;
-        }
-        s.comm = intern_text(out, rest);
-        pending.samples.push_back(s);
-        break;
-      }
-      case cf::kRoundEnd: {
-        uint32_t index = 0;
-        if (!pending.in_round || !number(field(rest), index) || index != pending.round.index ||
-            !number(field(rest), pending.round.threads) ||
-            !number(field(rest), pending.round.blocked)) {
-          out.skip_line(in);
-          break;
-        }
-        if (!rest.empty()) {  // v2: running and uninterruptible threads
-          number(field(rest), pending.round.running);
-          number(field(rest), pending.round.uninterruptible);
-        }
-        while (!rest.empty()) parse_round_figure(field(rest), pending.round);
-        uint32_t global = out.add_round(pending.round);
-        for (TaskSample& s : pending.samples) {
-          s.round = global;
-          out.add_sample(s);
-        }
-        pending.in_round = false;
-        pending.samples.clear();
-        break;
-      }
-      default:
-        out.skip_line(in);
-    }
+    if (!parse.line(line)) out.skip_line(in);
   }
   // No end line: the sampler was stopped before it could finish the file.
-  if (!ended || pending.in_round) info.truncated = true;
+  if (!parse.complete()) out.info().truncated = true;
 }
 
 }  // namespace

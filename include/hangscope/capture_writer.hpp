@@ -27,12 +27,12 @@ class CaptureWriter final : public RoundSink {
   void begin_round(uint32_t index, int64_t time_ns, bool late) override;
   void task(const TaskRecord& t) override;
   void oncpu(const OnCpuRecord& s) override;
-  void end_round(uint32_t index, const RoundEnd& e) override;  // flushes; throws std::system_error
+  void end_round(uint32_t index, const RoundFigures& figures) override;  // flushes; throws std::system_error
   void end_round(uint32_t index, uint32_t threads, uint32_t recorded) {
-    RoundEnd e;
-    e.threads = threads;
-    e.recorded = recorded;
-    end_round(index, e);
+    RoundFigures f;
+    f.threads = threads;
+    f.recorded = recorded;
+    end_round(index, f);
   }
   // Flushes. `counters` (the sampler's: vanished, timed_out, ...) follow as key=value,
   // then `fields` (the FUSE daemons found).

@@ -16,7 +16,9 @@
 #include <vector>
 
 #include "hangscope/bulk_allocator.hpp"
+#include "hangscope/round_figures.hpp"
 #include "hangscope/stack_table.hpp"
+#include "hangscope/task_context_fields.hpp"
 
 namespace hangscope {
 
@@ -76,31 +78,12 @@ struct SourceInfo {
   std::map<std::string, std::string> header;  // every header field, verbatim
 };
 
-// One pass of the sampler over every thread.
-struct Round {
+// One pass of the sampler over every thread: where it was, and its figures.
+struct Round : RoundFigures {
   uint16_t source = 0;
-  uint32_t index = 0;         // index within its source, as recorded
-  int64_t time_ns = 0;        // since the start of its source
-  bool late = false;          // started later than its schedule allowed
-  uint32_t threads = 0;       // threads seen in the pass (0 when unknown)
-  uint32_t blocked = 0;       // tasks recorded in the pass
-  // Sampler captures (format 2 on): the whole machine at that round.
-  uint32_t running = 0;          // threads in state R
-  uint32_t uninterruptible = 0;  // threads in state D, recorded or not
-  // /proc/pressure/{io,memory,cpu}: avg10 of "some" and "full", in percent; -1 unknown.
-  float io_some = -1, io_full = -1;
-  float memory_some = -1, memory_full = -1;
-  float cpu_some = -1, cpu_full = -1;
-  // User stacks read in the pass (record --user-stacks; all 0 otherwise): processes
-  // stopped, the longest pause of one, and how the stacks read in the pass came out.
-  uint32_t process_stops = 0;
-  int64_t stop_pause_ns = 0;
-  uint32_t user_complete = 0, user_partial = 0, user_did_not_stop = 0, user_ran = 0;
-  uint32_t user_timed_out = 0;
-  // On-CPU sampling in the pass's interval (record --on-cpu; 0 otherwise): samples of idle
-  // CPUs, which are not samples of the capture, and samples the kernel dropped.
-  uint32_t oncpu_idle = 0;
-  uint64_t oncpu_lost = 0;
+  uint32_t index = 0;   // index within its source, as recorded
+  int64_t time_ns = 0;  // since the start of its source
+  bool late = false;    // started later than its schedule allowed
 };
 
 enum TaskFlags : uint8_t {
@@ -110,23 +93,12 @@ enum TaskFlags : uint8_t {
 };
 
 // What is known about a blocked task beyond its stack: from the sampler (wait channel,
-// the file and device of its system call, ...) or from a dump (the work a kworker ran).
-// Interned like everything else: the samples of a task in one situation share one.
-// Context 0 is the empty context.
-struct TaskContext {
-  StrId wchan = 0;      // wait channel, "" when unknown
+// the file and device of its system call, ...: the fields of task_context_fields.hpp,
+// capture format 2 on; 0 / "" where unknown) or from a dump (the wait channel, the device,
+// the work a kworker ran). Interned like everything else: the samples of a task in one
+// situation share one. Context 0 is the empty context.
+struct TaskContext : TaskContextFields<StrId> {
   StrId workqueue = 0;  // "writeback wb_workfn (flush-259:0)": what a kworker executes
-  StrId device = 0;     // block device the task waits on ("loop0", "sda1"), "" unknown
-  // From the live sampler (capture format 2 on); 0 / "" where unknown.
-  StrId syscall = 0;         // name of the system call it is blocked in ("fsync")
-  int32_t syscall_nr = -1;   // its number on the recording machine; -1 none or unknown
-  StrId syscall_args = 0;    // the six arguments as the kernel printed them
-  StrId file = 0;            // path of the file-descriptor argument ("/mnt/x/f")
-  StrId filesystem = 0;      // type of the file system it is on ("ext4", "overlay")
-  StrId cgroup = 0;          // cgroup path
-  StrId container = 0;       // "docker:<id>", "cri-o:<id>", ... when the cgroup names one
-  StrId unreadable = 0;      // why part of it could not be read ("timed out", ...)
-  int32_t ppid = 0;
   // Context switches so far: a task whose counts did not change between two samples
   // has not run in between, so it was blocked for the whole time.
   bool switches_known = false;

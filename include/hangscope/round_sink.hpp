@@ -10,6 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "hangscope/round_figures.hpp"
+#include "hangscope/task_context_fields.hpp"
+
 namespace hangscope {
 
 struct CaptureHeader {
@@ -26,20 +29,9 @@ struct CaptureHeader {
 // Further context fields of a task, beyond those below ("key", "value").
 using ContextFields = std::vector<std::pair<std::string, std::string>>;
 
-// What is known about a blocked task beyond its stack, written once per distinct value
-// (a `C` line) and referred to by id from the task records.
-struct TaskContextRecord {
-  std::string_view wchan;
-  int syscall_nr = -1;  // -1: not in a system call, or unknown
-  std::string_view syscall_name;
-  std::string_view syscall_args;
-  std::string_view file;
-  std::string_view filesystem;
-  std::string_view device;
-  std::string_view cgroup;
-  std::string_view container;
-  std::string_view unreadable;  // why part of the task could not be read
-  int ppid = 0;
+// What is known about a blocked task beyond its stack (task_context_fields.hpp), written
+// once per distinct value (a `C` line) and referred to by id from the task records.
+struct TaskContextRecord : TaskContextFields<std::string_view> {
   const ContextFields* extra = nullptr;  // written after the fields above; none when null
   bool empty() const;
 };
@@ -61,13 +53,6 @@ struct TaskRecord {
   const TaskContextRecord* context = nullptr;  // none when null
 };
 
-// How the user stacks of one round came out (record --user-stacks).
-struct UserStackRound {
-  uint32_t stops = 0;         // processes stopped
-  int64_t stop_pause_ns = 0;  // the longest pause of a process stop
-  uint32_t complete = 0, partial = 0, did_not_stop = 0, ran = 0, timed_out = 0;
-};
-
 // One on-CPU sample (record --on-cpu): a task perf's cpu-clock found on a CPU, written in
 // the round whose interval it fell in (docs/capture-format.md, `O`).
 struct OnCpuRecord {
@@ -80,30 +65,12 @@ struct OnCpuRecord {
   std::string_view stack_text;  // kernel frames as /proc/<pid>/stack prints them
 };
 
-// How the on-CPU sampling of one round came out.
-struct OnCpuRound {
-  uint32_t samples = 0;  // written (what the filters kept)
-  uint32_t idle = 0;     // samples of idle CPUs (not written)
-  uint64_t lost = 0;     // samples the kernel dropped, its ring buffers full (PERF_RECORD_LOST)
-};
-
-struct RoundEnd {
-  uint32_t threads = 0;
-  uint32_t recorded = 0;
-  uint32_t running = 0;
-  uint32_t uninterruptible = 0;
-  // /proc/pressure avg10 "some" and "full" of io, memory and cpu; -1 unknown.
-  float pressure[3][2] = {{-1, -1}, {-1, -1}, {-1, -1}};
-  const UserStackRound* user_stacks = nullptr;  // written when set
-  const OnCpuRound* oncpu = nullptr;              // written when set (record --on-cpu)
-};
-
 using Counters = std::vector<std::pair<std::string, uint64_t>>;
 // Footer fields whose values are words, not numbers (the FUSE daemons found).
 using TextFields = std::vector<std::pair<std::string, std::string>>;
 
 // Receives a recording in order: header, then rounds (begin_round, task... and oncpu...,
-// end_round), then finish. The views in the records are valid during the call only: a sink that
+// end_round with the round's figures), then finish. The views in the records are valid during the call only: a sink that
 // keeps them copies or interns them. A sink that cannot store a round throws
 // std::system_error from end_round or finish (the recording then ends).
 class RoundSink {
@@ -115,7 +82,7 @@ class RoundSink {
   // An on-CPU sample of the round. Sinks that keep blocked tasks only (the live window
   // of watch and top, which record none) pass them by.
   virtual void oncpu(const OnCpuRecord& s) { (void)s; }
-  virtual void end_round(uint32_t index, const RoundEnd& e) = 0;
+  virtual void end_round(uint32_t index, const RoundFigures& figures) = 0;
   // `counters` (the sampler's: vanished, timed_out, ...) in the order they are to be kept,
   // then `fields` (words without blanks).
   virtual void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,

@@ -16,7 +16,7 @@ class RoundTee final : public RoundSink {
   void task(const TaskRecord& t) override;
   void oncpu(const OnCpuRecord& s) override;
   // When the first sink throws, the second still gets the round, and the error follows.
-  void end_round(uint32_t index, const RoundEnd& e) override;
+  void end_round(uint32_t index, const RoundFigures& figures) override;
   void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,
               const TextFields& fields = {}) override;
 

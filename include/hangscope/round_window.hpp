@@ -25,18 +25,12 @@
 namespace hangscope {
 
 // A task's context without its switch counts (those are per sample): few distinct ones.
-struct WindowContext {
-  StrId wchan = 0, syscall_name = 0, syscall_args = 0, file = 0, filesystem = 0, device = 0,
-        cgroup = 0, container = 0, unreadable = 0;
-  int32_t syscall_nr = -1;
-  int32_t ppid = 0;
+struct WindowContext : TaskContextFields<StrId> {
   std::vector<std::pair<StrId, StrId>> extra;  // further fields, in order
   bool operator==(const WindowContext&) const = default;
   template <typename H>
   friend H AbslHashValue(H h, const WindowContext& c) {
-    return H::combine(std::move(h), c.wchan, c.syscall_name, c.syscall_args, c.file, c.filesystem,
-                      c.device, c.cgroup, c.container, c.unreadable, c.syscall_nr, c.ppid,
-                      c.extra);
+    return H::combine(std::move(h), static_cast<const TaskContextFields<StrId>&>(c), c.extra);
   }
 };
 
@@ -63,9 +57,7 @@ struct WindowRound {
   uint32_t index = 0;
   int64_t time_ns = 0;
   bool late = false;
-  RoundEnd end;  // its figures (end.user_stacks points to `user` when it had some)
-  UserStackRound user;
-  bool has_user = false;
+  RoundFigures figures;
   uint64_t first_task = 0;  // the window's task sequence number of its first task
   uint32_t task_count = 0;
 };
@@ -83,7 +75,7 @@ class RoundWindow final : public RoundSink {
   void header(const CaptureHeader& h) override;
   void begin_round(uint32_t index, int64_t time_ns, bool late) override;
   void task(const TaskRecord& t) override;
-  void end_round(uint32_t index, const RoundEnd& e) override;
+  void end_round(uint32_t index, const RoundFigures& figures) override;
   void finish(uint64_t rounds, int64_t duration_ns, const Counters& counters,
               const TextFields& fields = {}) override;
 

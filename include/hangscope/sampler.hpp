@@ -17,6 +17,8 @@
 #include <utility>
 #include <vector>
 
+#include "hangscope/round_figures.hpp"
+
 namespace hangscope {
 
 class RoundSink;
@@ -74,16 +76,12 @@ struct SamplerOptions {
   std::string oncpu_problem;
 };
 
-// What one round saw, for progress displays.
-struct RoundStats {
+// What one round saw (its figures, as its sink got them), for progress displays.
+struct RoundStats : RoundFigures {
   uint32_t index = 0;
   int64_t time_ns = 0;
-  uint32_t threads = 0;
-  uint32_t recorded = 0;
-  uint32_t running = 0;
-  uint32_t uninterruptible = 0;
-  uint32_t timed_out = 0;
   bool late = false;
+  uint32_t timed_out = 0;  // tasks recorded without what a read past its deadline held
   // The distinct stacks recorded in the round and how many tasks had each (valid
   // during the callback only).
   std::vector<std::pair<std::string_view, uint32_t>> stacks;

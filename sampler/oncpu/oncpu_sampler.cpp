@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "hangscope/capture_fields.hpp"
+
 #include "cgroups.hpp"
 #include "cpu_list.hpp"
 #include "hangscope/text.hpp"
@@ -110,7 +112,7 @@ OnCpuSampler::~OnCpuSampler() = default;
 
 void OnCpuSampler::header(CaptureHeader& h) const {
   h.extra.emplace_back("oncpu", "cpu-clock");
-  h.extra.emplace_back("oncpu_hz", std::to_string(opt_.oncpu_hz));
+  h.extra.emplace_back(capture_format::kOnCpuHz, std::to_string(opt_.oncpu_hz));
   h.extra.emplace_back("oncpu_cpus", cpus_);
 }
 
@@ -130,14 +132,13 @@ void OnCpuSampler::finish(Counters& footer) const {
   footer.emplace_back("oncpu_filtered", others_);
 }
 
-OnCpuRound OnCpuSampler::drain(int64_t until_ns, RoundSink& sink) {
-  OnCpuRound round;
+void OnCpuSampler::drain(int64_t until_ns, RoundSink& sink, RoundFigures& round) {
+  round.oncpu = true;
   now_ns_ = monotonic_ns();
   for (auto& ring : rings_)
     ring->drain(static_cast<uint64_t>(until_ns),
-                [&](const PerfSample& s) { take(s, sink, round); }, round.lost);
-  lost_ += round.lost;
-  return round;
+                [&](const PerfSample& s) { take(s, sink, round); }, round.oncpu_lost);
+  lost_ += round.oncpu_lost;
 }
 
 const OnCpuSampler::Task& OnCpuSampler::task(uint32_t pid, uint32_t tid) {
@@ -187,10 +188,10 @@ void OnCpuSampler::symbolize(const PerfSample& s) {
   }
 }
 
-void OnCpuSampler::take(const PerfSample& s, RoundSink& sink, OnCpuRound& round) {
+void OnCpuSampler::take(const PerfSample& s, RoundSink& sink, RoundFigures& round) {
   if (static_cast<int64_t>(s.time_ns) < start_ns_) return;  // before the start
   if (s.tid == 0) {  // the idle task
-    ++round.idle;
+    ++round.oncpu_idle;
     ++idle_;
     return;
   }
@@ -214,7 +215,7 @@ void OnCpuSampler::take(const PerfSample& s, RoundSink& sink, OnCpuRound& round)
   r.comm = t.comm;
   r.stack_text = stack_;
   sink.oncpu(r);
-  ++round.samples;
+  ++round.oncpu_samples;
   ++samples_;
 }
 

@@ -36,8 +36,8 @@ class OnCpuSampler {
   void header(CaptureHeader& h) const;
   void start(int64_t start_ns);  // the events are enabled
   // The samples taken before `until_ns` (CLOCK_MONOTONIC; not before the start) to
-  // `sink`, as on-CPU samples of the round being written; the round's figures.
-  OnCpuRound drain(int64_t until_ns, RoundSink& sink);
+  // `sink`, as on-CPU samples of the round being written; their figures into the round's.
+  void drain(int64_t until_ns, RoundSink& sink, RoundFigures& round);
   void stop();
   // Its totals for the footer.
   void finish(Counters& footer) const;
@@ -50,7 +50,7 @@ class OnCpuSampler {
   };
   OnCpuSampler(const SamplerOptions& options, KernelSymbols symbols,
                std::vector<std::unique_ptr<PerfRing>> rings, std::string cpus);
-  void take(const PerfSample& s, RoundSink& sink, OnCpuRound& round);
+  void take(const PerfSample& s, RoundSink& sink, RoundFigures& round);
   const Task& task(uint32_t pid, uint32_t tid);
   void symbolize(const PerfSample& s);
 

@@ -53,7 +53,7 @@ class KeepSink final : public RoundSink {
     }
     tasks_[t.tid].push_back({t.state, std::string(t.comm), std::string(t.stack_text)});
   }
-  void end_round(uint32_t, const RoundEnd&) override {}
+  void end_round(uint32_t, const RoundFigures&) override {}
   void finish(uint64_t, int64_t, const Counters&, const TextFields&) override {}
   std::map<int, std::vector<Seen>> tasks_;
   std::set<int> daemon_threads_;

@@ -139,7 +139,7 @@ TEST(LiveOnCpu, SpinnersAreSampledRunningInTheirRounds) {
   EXPECT_GT(frames_checked, 0u);
   size_t oncpu = 0, kernel = 0, spinning = 0, mmap = 0;
   uint64_t written = 0;
-  for (const Round& round : c.rounds) written += round.blocked;
+  for (const Round& round : c.rounds) written += round.recorded;
   for (const TaskSample& s : c.samples) {
     if (!running(s)) continue;
     ++oncpu;

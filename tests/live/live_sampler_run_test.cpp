@@ -281,7 +281,7 @@ TEST_P(LiveSamplerRun, FiltersAndMaxStack) {
   for (const TaskSample& s : short_stacks.samples) {
     EXPECT_EQ(short_stacks.stacks.stack(s.stack).size(), 2u);
     const TaskContext& ctx = short_stacks.contexts[s.context];
-    EXPECT_EQ(short_stacks.strings().get(ctx.syscall), "vfork");
+    EXPECT_EQ(short_stacks.strings().get(ctx.syscall_name), "vfork");
     EXPECT_EQ(ctx.ppid, getpid());
   }
 }
@@ -311,7 +311,7 @@ TEST_P(LiveSamplerRun, FsyncOnOverlayIsTiedToTheLoopDeviceOfItsJournal) {
   for (const TaskSample& s : c.samples) {
     const TaskContext& ctx = c.contexts[s.context];
     // Only the storm's own files: other tasks of this machine may fsync elsewhere.
-    if (c.strings().get(ctx.syscall) != "fsync" ||
+    if (c.strings().get(ctx.syscall_name) != "fsync" ||
         !c.strings().get(ctx.file).starts_with(storm_dir + "/"))
       continue;
     ++fsyncs;

@@ -156,11 +156,11 @@ TEST_P(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
     } else if (s.pid == mem_reader) {
       // The reader of /proc/<target>/mem, holding the target's mmap lock in a FUSE fault.
       EXPECT_TRUE(stack_has(c, s, "__access_remote_vm")) << str(c, ctx.wchan);
-      EXPECT_EQ(str(c, ctx.syscall), "pread64");
+      EXPECT_EQ(str(c, ctx.syscall_name), "pread64");
     } else if (s.pid == mmap_writer) {
       // Queued for the mmap lock for writing behind it.
       EXPECT_TRUE(stack_has(c, s, "vm_mmap_pgoff"));
-      EXPECT_EQ(str(c, ctx.syscall), "mmap");
+      EXPECT_EQ(str(c, ctx.syscall_name), "mmap");
     }
   }
   EXPECT_EQ(per_task[target], 10) << "the stuck task in every round";
@@ -244,7 +244,7 @@ TEST_P(LiveSamplerStall, SleepingFuseReadersAreRecordedForTheirWait) {
     EXPECT_TRUE(stack_has(c, s, "request_wait_answer"));
     const TaskContext& ctx = c.contexts[s.context];
     EXPECT_EQ(str(c, ctx.wchan), "request_wait_answer");
-    EXPECT_EQ(str(c, ctx.syscall), "read");
+    EXPECT_EQ(str(c, ctx.syscall_name), "read");
     EXPECT_EQ(str(c, ctx.file), fs.data_path());
     EXPECT_EQ(str(c, ctx.filesystem), "fuse.hangscope-stallfs");
     EXPECT_TRUE(ctx.switches_known);

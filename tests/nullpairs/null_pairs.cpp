@@ -55,7 +55,7 @@ Capture null_capture(const NullModel& model, uint32_t rounds, uint64_t seed) {
   std::mt19937_64 rng(seed);
   const auto interval_ns = static_cast<int64_t>(model.interval_s * 1e9);
   for (uint32_t r = 0; r < rounds; ++r) {
-    uint32_t round = b.add_round(Round{0, r, r * interval_ns, false, 0, 0});
+    uint32_t round = b.add_round(Round{{}, 0, r, r * interval_ns, false});
     int32_t tid = 1000;
     for (size_t s = 0; s < stacks.size(); ++s) {
       const int n = std::poisson_distribution<int>(model.stacks[s].rate)(rng);

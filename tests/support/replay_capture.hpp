@@ -71,32 +71,11 @@ inline void replay_rounds(const Capture& c, RoundSink& out, ReplayShift shift = 
       rec.voluntary_switches = ctx.voluntary_switches;
       rec.involuntary_switches = ctx.involuntary_switches;
       TaskContextRecord cr;
-      cr.wchan = c.strings().get(ctx.wchan);
-      cr.syscall_nr = ctx.syscall_nr;
-      cr.syscall_name = c.strings().get(ctx.syscall);
-      cr.syscall_args = c.strings().get(ctx.syscall_args);
-      cr.file = c.strings().get(ctx.file);
-      cr.filesystem = c.strings().get(ctx.filesystem);
-      cr.device = c.strings().get(ctx.device);
-      cr.cgroup = c.strings().get(ctx.cgroup);
-      cr.container = c.strings().get(ctx.container);
-      cr.unreadable = c.strings().get(ctx.unreadable);
-      cr.ppid = ctx.ppid;
+      copy_context_fields(cr, ctx, [&](StrId id) { return c.strings().get(id); });
       rec.context = &cr;
       out.task(rec);
     }
-    RoundEnd e;
-    e.threads = round.threads;
-    e.recorded = round.blocked;
-    e.running = round.running;
-    e.uninterruptible = round.uninterruptible;
-    e.pressure[0][0] = round.io_some;
-    e.pressure[0][1] = round.io_full;
-    e.pressure[1][0] = round.memory_some;
-    e.pressure[1][1] = round.memory_full;
-    e.pressure[2][0] = round.cpu_some;
-    e.pressure[2][1] = round.cpu_full;
-    out.end_round(round.index + shift.index, e);
+    out.end_round(round.index + shift.index, round);
   }
 }
 

@@ -39,7 +39,7 @@ Capture make_capture(const std::vector<Group>& groups, uint32_t rounds, uint64_t
   std::mt19937_64 rng(seed);
   int tid = 100;
   for (uint32_t r = 0; r < rounds; ++r) {
-    uint32_t round = b.add_round(Round{0, r, r * 20'000'000LL, false, 0, 0});
+    uint32_t round = b.add_round(Round{{}, 0, r, r * 20'000'000LL, false});
     for (size_t g = 0; g < groups.size(); ++g) {
       int n = std::poisson_distribution<int>(groups[g].mean)(rng);
       for (int i = 0; i < n; ++i) {

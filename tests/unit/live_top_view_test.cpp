@@ -34,7 +34,7 @@ class Fed final : public RoundSink {
   void header(const CaptureHeader& h) override { w_.header(h); }
   void begin_round(uint32_t i, int64_t t, bool late) override { w_.begin_round(i, t, late); }
   void task(const TaskRecord& t) override { w_.task(t); }
-  void end_round(uint32_t i, const RoundEnd& e) override {
+  void end_round(uint32_t i, const RoundFigures& e) override {
     w_.end_round(i, e);
     m_.add_round(w_);
   }
@@ -120,7 +120,7 @@ TEST(TopView, NowIsTheNewestRoundAndTheSparklineHoldsTheLastMinute) {
     EXPECT_EQ(g.spark.front(), 0) << g.name;
   }
   EXPECT_EQ(newest, s.frame.tasks.size());
-  EXPECT_LE(newest, last.blocked);
+  EXPECT_LE(newest, last.recorded);
   EXPECT_EQ(s.frame.status.threads, last.threads);
 }
 
@@ -148,7 +148,7 @@ TEST(TopView, TasksAreTheNewestRoundsBlockedLongestFirst) {
                             [&](const TopTaskRow& t) { return t.tid == sample.tid; });
     if (row == s.frame.tasks.end()) continue;
     ++matched;
-    EXPECT_EQ(row->syscall, s.capture.strings().get(c.syscall));
+    EXPECT_EQ(row->syscall, s.capture.strings().get(c.syscall_name));
     EXPECT_EQ(row->file, s.capture.strings().get(c.file));
     EXPECT_EQ(row->device, s.capture.strings().get(c.device));
     EXPECT_EQ(row->container, s.capture.strings().get(c.container));

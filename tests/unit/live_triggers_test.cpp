@@ -89,7 +89,7 @@ TEST(AvgBlockedTrigger, IsTheSamplesOverTheRoundsOfTheSpan) {
   // Over the last second: the rounds after newest - 1 s.
   uint64_t tasks = 0, rounds = 0;
   for (const Round& r : c.rounds)
-    if (r.time_ns > c.rounds.back().time_ns - 1'000'000'000) tasks += r.blocked, ++rounds;
+    if (r.time_ns > c.rounds.back().time_ns - 1'000'000'000) tasks += r.recorded, ++rounds;
   EXPECT_DOUBLE_EQ(average_blocked(w, 1'000'000'000), static_cast<double>(tasks) / rounds);
   // Counting only the commit thread's samples.
   StrId jbd2 = w.strings().size();  // not an id yet
@@ -116,7 +116,7 @@ TEST(PsiFullTrigger, IsTheHigherOfIoAndMemoryFull) {
   replay_rounds(c, w);
   std::string which;
   // The storm stalled some tasks on io (1.38 %), never all of them: full is 0.
-  EXPECT_EQ(w.newest()->end.pressure[0][0] > 0, true);
+  EXPECT_EQ(w.newest()->figures.io_some > 0, true);
   EXPECT_DOUBLE_EQ(pressure_full(*w.newest(), &which), 0.0);
   TriggerSettings s;
   s.blocked_for_s.reset();

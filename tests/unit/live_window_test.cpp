@@ -42,7 +42,7 @@ TEST(RoundWindow, KeepsTheRoundsOfItsSpanAndTheirTasks) {
   for (uint32_t r = 0; r < c.rounds.size(); ++r) {
     if (c.rounds[r].time_ns < newest - o.span_ns) continue;
     ++rounds;
-    tasks += c.rounds[r].blocked;
+    tasks += c.rounds[r].recorded;
   }
   EXPECT_EQ(rounds, 49u);
   EXPECT_EQ(tasks, 941u);
@@ -53,7 +53,7 @@ TEST(RoundWindow, KeepsTheRoundsOfItsSpanAndTheirTasks) {
   // Each round's tasks are its own.
   for (const WindowRound& r : w.rounds()) {
     auto [begin, end] = w.tasks(r);
-    EXPECT_EQ(static_cast<uint32_t>(end - begin), r.end.recorded);
+    EXPECT_EQ(static_cast<uint32_t>(end - begin), r.figures.recorded);
     for (auto t = begin; t != end; ++t) EXPECT_GE(t->time_ns, r.time_ns);
   }
 }
@@ -69,8 +69,8 @@ TEST(RoundWindow, EvictsTheOldestRoundsBeyondItsTaskBound) {
   uint64_t expected = 0;
   uint32_t kept = 0;
   for (size_t r = c.rounds.size(); r-- > 0;) {
-    if (expected + c.rounds[r].blocked > 100) break;
-    expected += c.rounds[r].blocked;
+    if (expected + c.rounds[r].recorded > 100) break;
+    expected += c.rounds[r].recorded;
     ++kept;
   }
   EXPECT_EQ(w.task_count(), expected);
@@ -185,7 +185,7 @@ TEST(RoundWindow, TheDefaultsHoldUnder64MiBWith200BlockedTasksARound) {
         r.context = &ctx;
         w.task(r);
       }
-      RoundEnd e;
+      RoundFigures e;
       e.threads = 5000;
       e.recorded = 200;
       w.end_round(index, e);

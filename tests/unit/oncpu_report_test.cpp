@@ -49,7 +49,7 @@ class OnCpuCapture {
     info.oncpu_hz = 100;
     builder_.emplace(capture, std::move(info));
     for (uint32_t i = 0; i < rounds; ++i)
-      builder_->add_round(Round{0, i, int64_t{i} * 20'000'000, false, 100, 0});
+      builder_->add_round(Round{{.threads = 100}, 0, i, int64_t{i} * 20'000'000, false});
   }
 
   StackId stack(const std::vector<std::string>& leaf_first) {

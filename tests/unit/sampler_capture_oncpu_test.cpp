@@ -53,14 +53,13 @@ std::string write_oncpu(bool finish) {
         w.oncpu(OnCpuRecord{t + 1'000'000 + i, i, 300, 301 + i, false, "fio", kSpin});
       w.oncpu(OnCpuRecord{t + 2'000'000, 1, 400, 400, true, "burner\tx", ""});
       if (r == 1) w.oncpu(OnCpuRecord{t + 3'000'000, 0, 100, 102, false, "fsync er", kCommit});
-      OnCpuRound oc;
-      oc.samples = static_cast<uint32_t>(spins + 1 + (r == 1));
-      oc.idle = 3 + r;
-      oc.lost = r == 1 ? 5'000'000'000ull : 0;
-      RoundEnd e;
+      RoundFigures e;
       e.threads = 50;
       e.recorded = 1;
-      e.oncpu = &oc;
+      e.oncpu = true;
+      e.oncpu_samples = static_cast<uint32_t>(spins + 1 + (r == 1));
+      e.oncpu_idle = 3 + r;
+      e.oncpu_lost = r == 1 ? 5'000'000'000ull : 0;
       w.end_round(r, e);
     }
     if (finish) w.finish(2, 40'000'000, {{"oncpu_samples", 7}});

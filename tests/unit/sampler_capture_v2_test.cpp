@@ -84,13 +84,13 @@ std::string write_v2(bool finish) {
       c.no_stack = true;
       c.context = &stuck_ctx;
       w.task(c);
-      RoundEnd e;
+      RoundFigures e;
       e.threads = 500;
       e.recorded = 3;
       e.running = 4;
       e.uninterruptible = 2 + r;
-      e.pressure[0][0] = 12.5f + r;
-      e.pressure[0][1] = 3.25f;
+      e.io_some = 12.5f + r;
+      e.io_full = 3.25f;
       w.end_round(r, e);
     }
     if (finish) w.finish(3, 3'000'000'000, {{"timed_out", 3}, {"vanished", 1}});
@@ -119,7 +119,7 @@ TEST(SamplerCaptureV2, ReadsContextsCountsAndRounds) {
 
   const TaskSample& a = c.samples[0];
   const TaskContext& ax = c.contexts[a.context];
-  EXPECT_EQ(c.strings().get(ax.syscall), "fsync");
+  EXPECT_EQ(c.strings().get(ax.syscall_name), "fsync");
   EXPECT_EQ(ax.syscall_nr, 74);
   EXPECT_EQ(c.strings().get(ax.syscall_args), "0x3 0x0 0x0 0x0 0x0 0x0");
   EXPECT_EQ(c.strings().get(ax.file), "/mnt/upper/file with\ttab");
@@ -239,7 +239,7 @@ TEST(SamplerCaptureV2, StormFixtureTiesFsyncsToTheLoopDevice) {
   size_t fsyncs = 0, on_loop0 = 0;
   for (const TaskSample& s : c.samples) {
     const TaskContext& ctx = c.contexts[s.context];
-    if (c.strings().get(ctx.syscall) != "fsync") continue;
+    if (c.strings().get(ctx.syscall_name) != "fsync") continue;
     ++fsyncs;
     // Every resolved one is on the overlay's upper layer; a few are torn (the call
     // ended between the reads of syscall and fdinfo) and have no location.

@@ -48,7 +48,7 @@ void record_into(RoundSink& sink, const ContextFields* extra = nullptr) {
     TaskRecord a{t + 5, 100, 101, 'D', false, "python3", kCommit};
     a.context = &ctx;
     sink.task(a);
-    RoundEnd e;
+    RoundFigures e;
     e.threads = 500;
     e.recorded = 1;
     sink.end_round(r, e);

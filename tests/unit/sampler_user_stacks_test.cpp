@@ -87,17 +87,17 @@ TEST(SamplerUserStacks, PartialAndUnreadStacksSayHowTheyCameOut) {
   EXPECT_EQ(lines, "");
   EXPECT_EQ(timed_out_line(), "u:[timed out]\n");
 
-  UserStackRound round;
+  RoundFigures round;
   for (UserStackResult r :
        {UserStackResult::complete, UserStackResult::complete, UserStackResult::partial,
         UserStackResult::did_not_stop, UserStackResult::ran, UserStackResult::timed_out,
         UserStackResult::none})
     count_user_stack(round, r);
-  EXPECT_EQ(round.complete, 2u);
-  EXPECT_EQ(round.partial, 1u);
-  EXPECT_EQ(round.did_not_stop, 1u);
-  EXPECT_EQ(round.ran, 1u);
-  EXPECT_EQ(round.timed_out, 1u);
+  EXPECT_EQ(round.user_complete, 2u);
+  EXPECT_EQ(round.user_partial, 1u);
+  EXPECT_EQ(round.user_did_not_stop, 1u);
+  EXPECT_EQ(round.user_ran, 1u);
+  EXPECT_EQ(round.user_timed_out, 1u);
 }
 
 TEST(SamplerUserStacks, MixedStacksAndRoundFiguresGoThroughTheCapture) {
@@ -128,16 +128,15 @@ TEST(SamplerUserStacks, MixedStacksAndRoundFiguresGoThroughTheCapture) {
     t.state = 'D';
     t.stack_text = timed_out;
     w.task(t);
-    UserStackRound u;
-    u.stops = 1;
-    u.stop_pause_ns = 612'345;
-    u.complete = 1;
-    u.timed_out = 1;
-    RoundEnd e;
+    RoundFigures e;
     e.threads = 2;
     e.recorded = 2;
     e.uninterruptible = 1;
-    e.user_stacks = &u;
+    e.user_stacks = true;
+    e.process_stops = 1;
+    e.stop_pause_ns = 612'345;
+    e.user_complete = 1;
+    e.user_timed_out = 1;
     w.end_round(0, e);
     w.finish(1, 100'000'000, {});
   }

@@ -22,7 +22,7 @@ Capture four_rounds() {
   StackId ls = b.stacks().intern_stack(std::span(&log_space, 1));
   StackId rn = b.stacks().intern_stack(std::span(&rename, 1));
   for (uint32_t r = 0; r < 4; ++r) {
-    uint32_t round = b.add_round(Round{0, r, r * 500'000'000, false, 100, 0});
+    uint32_t round = b.add_round(Round{{.threads = 100}, 0, r, r * 500'000'000, false});
     auto add = [&](int tid, StackId s, const char* comm) {
       TaskSample t;
       t.round = round;

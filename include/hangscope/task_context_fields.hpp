@@ -1,0 +1,82 @@
+// What is known about a blocked task beyond its stack, as the sampler reads it: the one
+// list of a task's context fields. Three structs are instances of it: the sampler's record
+// of a task (TaskContextRecord, round_sink.hpp: views of what it read), the live window's
+// (WindowContext: interned ids) and the model's (TaskContext, model.hpp: interned ids).
+// for_each_context_field names every field with its key in a capture's `C` line
+// (docs/capture-format.md), so that writing and reading a capture, emptiness, hashing and
+// the copies from one instance to another all go through this one list: a new field is a
+// member here, a line in for_each_context_field, and whatever fills it in the sampler.
+//
+// It is the capture format's knowledge as much as the model's, and sits at the model level
+// (beside capture_format.hpp) because a source (the sampler and its capture writer) and an
+// ingest reader both use it, and neither stage may include the other's headers.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+namespace hangscope {
+
+// Calls f(key, field of c...) for every field, in the order a capture writes them: with
+// several instances, their same field side by side (to copy one into another, or to
+// compare one with the defaults). A field equal to its default is absent from a capture.
+template <typename F, typename... Contexts>
+void for_each_context_field(F&& f, Contexts&... c) {
+  f(std::string_view("wchan"), c.wchan...);
+  f(std::string_view("sc"), c.syscall_nr...);
+  f(std::string_view("scname"), c.syscall_name...);
+  f(std::string_view("args"), c.syscall_args...);
+  f(std::string_view("file"), c.file...);
+  f(std::string_view("fs"), c.filesystem...);
+  f(std::string_view("dev"), c.device...);
+  f(std::string_view("cgroup"), c.cgroup...);
+  f(std::string_view("ctr"), c.container...);
+  f(std::string_view("ppid"), c.ppid...);
+  f(std::string_view("why"), c.unreadable...);
+}
+
+// `Text` is how a text field is held: std::string_view, or an interned StrId.
+template <typename Text>
+struct TaskContextFields {
+  Text wchan{};             // wait channel, "" when unknown
+  int32_t syscall_nr = -1;  // the system call it is blocked in; -1 none or unknown
+  Text syscall_name{};      // its name ("fsync")
+  Text syscall_args{};      // the six arguments as the kernel printed them
+  Text file{};              // path of the file-descriptor argument ("/mnt/x/f")
+  Text filesystem{};        // type of the file system it is on ("ext4", "overlay")
+  Text device{};            // block device the task waits on ("loop0", "sda1")
+  Text cgroup{};            // cgroup path
+  Text container{};         // "docker:<id>", "cri-o:<id>", ... when the cgroup names one
+  int32_t ppid = 0;
+  Text unreadable{};  // why part of the task could not be read ("timed out", ...)
+
+  bool operator==(const TaskContextFields&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const TaskContextFields& c) {
+    for_each_context_field(
+        [&](std::string_view, const auto& v) { h = H::combine(std::move(h), v); }, c);
+    return h;
+  }
+};
+
+// The numbers among the fields (every other field is a text).
+template <typename Field>
+inline constexpr bool kContextNumber = std::is_same_v<std::remove_cvref_t<Field>, int32_t>;
+
+// Copies every field of `from` into `to`: numbers as they are, texts through `text`
+// (interning a view, or naming an id).
+template <typename To, typename From, typename TextFn>
+void copy_context_fields(To& to, const From& from, TextFn&& text) {
+  for_each_context_field(
+      [&](std::string_view, auto& t, const auto& f) {
+        if constexpr (kContextNumber<decltype(f)>)
+          t = f;
+        else
+          t = text(f);
+      },
+      to, from);
+}
+
+}  // namespace hangscope
