@@ -42,6 +42,8 @@ class BpfSource final : public TaskSource {
     mounts_ = std::make_shared<MountTable>(opt_.proc_root);
     header.extra.emplace_back("source", "bpf");
     header.extra.emplace_back("bpf_walk", program_->walk());
+    if (!program_->why_no_blocked_set().empty())
+      header.extra.emplace_back("bpf_no_blocked_set", program_->why_no_blocked_set());
   }
   void read(RoundTable& round) override;
   void settle(RoundTable& round) override;
@@ -50,6 +52,8 @@ class BpfSource final : public TaskSource {
     footer.emplace_back("details_reused", details_reused_);
     footer.emplace_back("stacks_reused", stacks_reused_);
     if (program_->passes_redone()) footer.emplace_back("bpf_passes_redone", program_->passes_redone());
+    if (std::string_view(program_->walk()) == "blocked set")
+      footer.emplace_back("bpf_censuses", program_->censuses());
   }
 
  private:
@@ -82,7 +86,7 @@ class BpfSource final : public TaskSource {
   std::optional<std::regex> comm_re_;
   std::shared_ptr<MountTable> mounts_;
   uint64_t pass_ = 0;
-  int64_t last_s_scan_ = 0;
+  int64_t last_census_ = 0;
   std::vector<uint32_t> followed_;  // watched S tasks of the last pass, by tid
   std::unordered_map<int, Kept> kept_;  // by tid
   std::vector<Chosen> chosen_;
@@ -114,13 +118,18 @@ void BpfSource::read(RoundTable& round) {
   chosen_.clear();
   // Sleeping tasks are looked at for the watch once per s_interval, as by the /proc
   // source; those found in a listed wait are followed every pass.
+  // Every task is walked as often (a census: TaskIterPass), the S scan with it.
   const int64_t begin = round.begin_ns();
-  const bool s_scan = !waits_.empty() && (pass_ == 0 || begin - last_s_scan_ >= timings_.s_interval_ns);
-  if (s_scan) last_s_scan_ = begin;
+  const bool census = pass_ == 0 || begin - last_census_ >= timings_.s_interval_ns;
+  if (census) last_census_ = begin;
+  const bool s_scan = census && !waits_.empty();
   TaskIterCounts counts;
-  std::string_view data = program_->run(
-      {.pass = ++pass_, .s_scan = s_scan, .followed = &followed_, .daemons = &round.fuse_daemons()},
-      counts);
+  std::string_view data = program_->run({.pass = ++pass_,
+                                         .s_scan = s_scan,
+                                         .followed = &followed_,
+                                         .daemons = &round.fuse_daemons(),
+                                         .census = census},
+                                        counts);
   followed_.clear();
   round.counts().threads += counts.tasks;
   round.counts().running += counts.running;
@@ -143,6 +152,7 @@ void BpfSource::read(RoundTable& round) {
 void BpfSource::take(const hs_task_record& r, const uint64_t* ips, RoundTable& round) {
   const int tid = static_cast<int>(r.tid);
   Kept& k = kept_[tid];
+  if (k.pass == pass_ && k.start_ns == r.start_ns) return;  // handed back twice in one pass
   const bool same_task = k.pass != 0 && k.start_ns == r.start_ns;
   if (!same_task) {
     k = Kept{};

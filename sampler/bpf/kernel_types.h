@@ -10,6 +10,7 @@
 #pragma clang attribute push(__attribute__((preserve_access_index)), apply_to = record)
 
 struct seq_file;
+struct bpf_map;
 
 /* CONFIG_SCHED_INFO (what /proc/<pid>/schedstat prints); may be absent. */
 struct sched_info {
@@ -55,5 +56,6 @@ struct bpf_iter_task {
 } __attribute__((aligned(8)));
 
 #define BPF_TASK_ITER_ALL_THREADS 1
+#define BPF_TASK_ITER_PROC_THREADS 2
 
 #endif

@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The BPF task iterator of the sampler (bpf_source.cpp): one pass over every task of the
- * kernel, in the kernel, in one of two ways. `sample_all` (Linux 6.7 on) is run once per
+/* The BPF task iterator of the sampler (bpf_source.cpp): one pass over the tasks of the
+ * kernel, in the kernel, in one of three ways. `sample_all` (Linux 6.7 on) is run once per
  * pass and walks the task list itself with the open-coded task iterator, under RCU,
- * writing to a ring buffer: the per-task cost of `sample_tasks` (the iter/task
- * program the kernel calls once per task) is mostly the seq_file iterator's own lookup
- * of each task by pid and its reference count, which this walk does not pay. Either It keeps the tasks in the selected states, and the sleeping (S)
- * tasks whose innermost function outside the scheduler is a wait function of the S-wait
- * watch, and the threads of the FUSE daemons it is given, and writes for each a record (task_iter_record.h) with its kernel stack. A
- * stack is taken again only when the task has been switched since its stack of the last
- * pass: a task that has not run has the same stack (as xcapture v3 does). */
+ * writing to a ring buffer: the per-task cost of `sample_tasks` (the iter/task program
+ * the kernel calls once per task) is mostly the seq_file iterator's own lookup of each
+ * task by pid and its reference count, which this walk does not pay. `sample_set` walks
+ * only the blocked set: the tasks `note_sleep` saw go to sleep in a kept state at their
+ * switch (sched_switch), which a walk of every task (a census, at the first pass and
+ * once per --s-interval) fills too; what is left of a walk over thousands of sleepers is
+ * the walk itself, a cache miss per task, which the set does not pay between censuses.
+ * Each keeps the tasks in the selected states, the sleeping (S) tasks whose innermost
+ * function outside the scheduler is a wait function of the S-wait watch, and the
+ * threads of the FUSE daemons it is given, and writes for each a record
+ * (task_iter_record.h) with its kernel stack. A stack is taken again only when the task
+ * has been switched since its stack of the last pass: a task that has not run has the
+ * same stack (as xcapture v3 does). */
 #include "kernel_types.h"
 
 #include <linux/bpf.h>
@@ -27,6 +33,7 @@ const volatile __u32 n_waits = 0;           /* 0: no S-wait watch */
 const volatile struct hs_range waits[HS_MAX_WAITS] = {};
 const volatile struct hs_range sched_text = {}; /* __sched_text_start.._end */
 const volatile struct hs_range lock_text = {};  /* __lock_text_start.._end */
+const volatile __u32 use_blocked_set = 0;      /* note_sleep and sample_set are loaded */
 
 /* Set by user space before each pass. */
 __u64 pass = 0;
@@ -49,6 +56,11 @@ __u64 s_scan_pass = 0, s_scan_clock = 0, prev_s_scan_clock = 0;
  * threads are kept whatever their state and -p. */
 __u32 n_daemons = 0;
 __u32 daemons[HS_MAX_DAEMONS] = {};
+/* Whether this pass walks every task (sample_all or sample_tasks): kept tasks it finds
+ * go into the blocked set, which then holds those asleep since before note_sleep. */
+__u32 census = 0;
+/* note_sleep found the blocked set full: the next pass is a census (bpf_source.cpp). */
+__u32 set_overflowed = 0;
 /* What the pass walked (the iterator runs on one CPU, in the reader's read). */
 __u32 tasks_walked = 0, tasks_running = 0, tasks_uninterruptible = 0;
 /* Records sample_all could not write for want of room in the ring buffer this pass. */
@@ -63,6 +75,18 @@ extern int bpf_iter_task_new(struct bpf_iter_task *it, struct task_struct *task,
                              unsigned int flags) __ksym __weak;
 extern struct task_struct *bpf_iter_task_next(struct bpf_iter_task *it) __ksym __weak;
 extern void bpf_iter_task_destroy(struct bpf_iter_task *it) __ksym __weak;
+extern struct task_struct *bpf_task_from_pid(__s32 pid) __ksym __weak;
+extern void bpf_task_release(struct task_struct *p) __ksym __weak;
+
+/* The blocked set: tids of tasks that went to sleep in a kept state (the value is
+ * unused). A task leaves it when a pass finds it awake, gone or not selected. Its size is
+ * set before load (task_iter_program.cpp). */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 1);
+  __type(key, __u32);
+  __type(value, __u8);
+} blocked SEC(".maps");
 
 /* What the last passes saw of a task, freed with the task. */
 struct seen {
@@ -99,7 +123,19 @@ struct {
 #define TASK_FROZEN 0x8000
 #define TASK_REPORT_IDLE 0x80
 
-/* The index of the state /proc prints (__task_state_index of include/linux/sched.h). */
+/* The index of the state /proc prints (__task_state_index of include/linux/sched.h) of
+ * the raw state `raw`, whose reported bits are `s`. */
+static __always_inline __u8 index_of(unsigned int raw, unsigned int s) {
+  if ((raw & TASK_IDLE) == TASK_IDLE) s = TASK_REPORT_IDLE;
+  if ((raw & TASK_RTLOCK_WAIT) || (raw & TASK_FROZEN)) s = TASK_UNINTERRUPTIBLE;
+  __u8 i = 0;
+  while (s && i < 9) {  /* fls */
+    s >>= 1;
+    ++i;
+  }
+  return i;
+}
+
 static __always_inline __u8 state_index(struct task_struct *t) {
   unsigned int raw;
   if (bpf_core_field_exists(t->__state))
@@ -111,15 +147,10 @@ static __always_inline __u8 state_index(struct task_struct *t) {
    * exited; a sleeping task then costs the walk one cache line less. */
   unsigned int s = raw & TASK_REPORT;
   if (!s) s = (unsigned int)t->exit_state & TASK_REPORT;
-  if ((raw & TASK_IDLE) == TASK_IDLE) s = TASK_REPORT_IDLE;
-  if ((raw & TASK_RTLOCK_WAIT) || (raw & TASK_FROZEN)) s = TASK_UNINTERRUPTIBLE;
-  __u8 i = 0;
-  while (s && i < 9) {  /* fls */
-    s >>= 1;
-    ++i;
-  }
-  return i;
+  return index_of(raw, s);
 }
+
+static __always_inline int state_kept(__u8 state) { return (state_mask >> state) & 1; }
 
 static __always_inline int in_range(__u64 ip, __u64 start, __u64 end) {
   return ip >= start && ip < end;
@@ -202,8 +233,11 @@ static __always_inline int pid_selected(__u32 tgid) {
 }
 
 /* Looks at one task: 0 when it is not kept, else the bytes of its record in `s` (the
- * record, then as many of s->ips as its stack_bytes says). */
-static __always_inline __u32 look_at(struct task_struct *task, struct scratch *s) {
+ * record, then as many of s->ips as its stack_bytes says). `watching` (a constant): the
+ * task may be an S task to decide the watch of; without it the watch's code, loops over
+ * frames and wait functions that are most of the verifier's work, is left out. */
+static __always_inline __u32 look_at(struct task_struct *task, struct scratch *s,
+                                     const int watching) {
   const int daemon = n_daemons && is_daemon(task->tgid);
   if (n_pids && !daemon && !pid_selected(task->tgid)) return 0;
 
@@ -211,10 +245,15 @@ static __always_inline __u32 look_at(struct task_struct *task, struct scratch *s
   ++tasks_walked;
   if (state == 0) ++tasks_running;
   if (state == 2) ++tasks_uninterruptible;
-  const int kept = daemon || ((state_mask >> state) & 1);
+  if (use_blocked_set && census && state_kept(state)) {
+    __u32 tid = task->pid;
+    __u8 one = 1;
+    bpf_map_update_elem(&blocked, &tid, &one, BPF_NOEXIST);
+  }
+  const int kept = daemon || state_kept(state);
   /* pid is on a cache line of its own, one the walk does not need: read only where a
    * task is followed. */
-  const int watchable = !kept && state == 1 && n_waits > 0; /* asleep, and a watch is on */
+  const int watchable = watching && !kept && state == 1 && n_waits > 0; /* asleep, watched */
   const int followed_task = watchable && n_followed && is_followed((__u32)task->pid);
   if (watchable && s_scan) start_s_scan();
   const int may_watch =
@@ -255,7 +294,9 @@ static __always_inline __u32 look_at(struct task_struct *task, struct scratch *s
   struct hs_task_record *r = &s->rec;
   r->tid = task->pid;
   r->tgid = task->tgid;
-  r->ppid = task->real_parent ? task->real_parent->tgid : 0;
+  /* Read, not walked: the verifier looks the type of a walked pointer up by name in the
+   * kernel's BTF, a linear search at every state it visits, which was most of a load. */
+  r->ppid = BPF_CORE_READ(task, real_parent, tgid);
   r->flags = task->flags;
   r->start_ns = task->start_time;
   r->nvcsw = task->nvcsw;
@@ -300,7 +341,7 @@ int sample_tasks(struct bpf_iter__task *ctx) {
   struct task_struct *task = ctx->task;
   struct scratch *s = scratch();
   if (!task || !s) return 0;
-  const __u32 bytes = look_at(task, s);
+  const __u32 bytes = look_at(task, s, 1);
   if (bytes < sizeof(s->rec)) return 0;
   bpf_seq_write(seq, &s->rec, sizeof(s->rec));
   /* Bounded in a way older verifiers follow: 6.1's loses the bounds of stack_bytes that
@@ -314,6 +355,17 @@ int sample_tasks(struct bpf_iter__task *ctx) {
   return 0;
 }
 
+/* Looks at one task and writes its record, if it is kept, to the ring buffer: 0 when it
+ * is not kept. */
+static __always_inline __u32 record_to_ring(struct task_struct *task, struct scratch *s,
+                                            const int watching) {
+  const __u32 bytes = look_at(task, s, watching);
+  if (bytes >= sizeof(s->rec) && bytes <= sizeof(*s) &&
+      bpf_ringbuf_output(&records, s, bytes, 0) != 0)
+    ++records_lost;
+  return bytes;
+}
+
 /* Attached to one task (the sampler's own), so called once per pass: walks every thread
  * of the machine itself, records to the ring buffer. */
 SEC("iter/task")
@@ -323,12 +375,76 @@ int sample_all(struct bpf_iter__task *ctx) {
   struct bpf_iter_task it;
   struct task_struct *task;
   bpf_iter_task_new(&it, 0, BPF_TASK_ITER_ALL_THREADS);
-  while ((task = bpf_iter_task_next(&it))) {
-    const __u32 bytes = look_at(task, s);
-    if (bytes >= sizeof(s->rec) && bytes <= sizeof(*s) &&
-        bpf_ringbuf_output(&records, s, bytes, 0) != 0)
-      ++records_lost;
-  }
+  while ((task = bpf_iter_task_next(&it))) record_to_ring(task, s, 1);
   bpf_iter_task_destroy(&it);
+  return 0;
+}
+
+/* At every switch: a task that leaves the CPU to sleep in a kept state (not one that is
+ * preempted, which stays runnable) joins the blocked set. Costs every switch of the
+ * machine a test of the state, and a hash update where it is kept. */
+SEC("tp_btf/sched_switch")
+int note_sleep(__u64 *ctx) {
+  /* TP_PROTO(bool preempt, struct task_struct *prev, struct task_struct *next,
+   *          unsigned int prev_state) */
+  if ((__u8)ctx[0]) return 0;
+  const unsigned int raw = (unsigned int)ctx[3];
+  if (!state_kept(index_of(raw, raw & TASK_REPORT))) return 0;
+  struct task_struct *prev = (struct task_struct *)ctx[1];
+  if (n_pids && !pid_selected(prev->tgid)) return 0;
+  __u32 tid = prev->pid;
+  __u8 one = 1;
+  const long err = bpf_map_update_elem(&blocked, &tid, &one, BPF_NOEXIST);
+  if (err && err != -17 /* EEXIST */) set_overflowed = 1;
+  return 0;
+}
+
+/* Tasks of the blocked set found awake, gone or not selected this pass: they leave it
+ * after the walk of the set. (Deleted during the walk, an element of the preallocated
+ * map could be taken by note_sleep on another CPU for another bucket, and the walk follow
+ * it there, skipping tasks and meeting others twice.) Beyond the room here, they leave
+ * at a later pass. */
+#define HS_MAX_LEAVING 1024
+__u32 n_leaving = 0;
+__u32 leaving[HS_MAX_LEAVING] = {};
+
+/* A task of the blocked set: recorded while kept. */
+static long visit_blocked(struct bpf_map *map, __u32 *tid, __u8 *value, void *unused) {
+  struct scratch *s = scratch();
+  if (!s) return 1;
+  struct task_struct *task = bpf_task_from_pid((__s32)*tid);
+  const int stays = task && record_to_ring(task, s, 0); /* kept states only */
+  if (task) bpf_task_release(task);
+  if (!stays && n_leaving < HS_MAX_LEAVING) leaving[n_leaving++ & (HS_MAX_LEAVING - 1)] = *tid;
+  return 0;
+}
+
+/* The i-th task leaving the set. It may have gone to sleep again since it was looked
+ * at, and been noted (a no-op, being in the set) before the delete: looked at once
+ * more, after. */
+static long drop_leaving(__u32 i, void *unused) {
+  if (i >= n_leaving) return 1;
+  __u32 tid = leaving[i & (HS_MAX_LEAVING - 1)];
+  bpf_map_delete_elem(&blocked, &tid);
+  struct task_struct *task = bpf_task_from_pid((__s32)tid);
+  if (!task) return 0;
+  if (state_kept(state_index(task))) {
+    __u8 one = 1;
+    bpf_map_update_elem(&blocked, &tid, &one, BPF_NOEXIST);
+  }
+  bpf_task_release(task);
+  return 0;
+}
+
+/* Attached to one task (the sampler's own), so called once per pass between censuses:
+ * the tasks of the blocked set. (Passes with S tasks to follow or FUSE daemons to record
+ * walk every task: a second and third inlined look_at would triple the verifier's work,
+ * seconds at load, for what only a hung network or FUSE mount makes.) */
+SEC("iter/task")
+int sample_set(struct bpf_iter__task *ctx) {
+  if (!ctx->task) return 0;
+  n_leaving = 0;
+  bpf_for_each_map_elem(&blocked, visit_blocked, 0, 0);
+  bpf_loop(n_leaving, drop_leaving, 0, 0);
   return 0;
 }

@@ -65,14 +65,18 @@ std::string log_reason(const std::string& log) {
   return best;
 }
 
-// Whether the running kernel has the open-coded task iterator (bpf_iter_task_new, 6.7).
-bool kernel_has_task_walk() {
+// Whether the running kernel has the function (a kfunc) `name`.
+bool kernel_has(const char* name) {
   btf* vmlinux = btf__load_vmlinux_btf();
   if (!vmlinux) return false;
-  const bool has = btf__find_by_name_kind(vmlinux, "bpf_iter_task_new", BTF_KIND_FUNC) >= 0;
+  const bool has = btf__find_by_name_kind(vmlinux, name, BTF_KIND_FUNC) >= 0;
   btf__free(vmlinux);
   return has;
 }
+
+// The states the blocked set can hold: those a task sleeps in (D, T, t; by index in
+// HS_STATE_LETTERS). A set of S or I tasks would be most of the task list.
+constexpr uint32_t kSetStates = 1u << 2 | 1u << 3 | 1u << 4;
 
 bool has_capability(int cap) {
   __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
@@ -104,27 +108,31 @@ std::unique_ptr<TaskIterProgram> TaskIterProgram::load(const TaskIterConfig& con
   };
 
   std::unique_ptr<TaskIterProgram> p(new TaskIterProgram);
-  p->skel_ = task_iter::open();
+  const bool walk = !config.per_task && kernel_has("bpf_iter_task_new");
+  bool set = false;
+  if (walk && config.blocked_set) {
+    if (config.state_mask & ~kSetStates)
+      p->why_no_set_ = "states other than D, T and t are kept";
+    else if (!kernel_has("bpf_task_from_pid"))
+      p->why_no_set_ = "kernel without bpf_task_from_pid";
+    else
+      set = true;
+  }
+  int err = open_and_load(*p, config, walk, set, log);
+  if (err && set && p->skel_) {
+    // This kernel's verifier refused the set's programs: the task-list walk without them.
+    const std::string reason = log_reason(log);
+    p->why_no_set_ = "the verifier refused it: " + (reason.empty() ? std::strerror(-err) : reason);
+    task_iter::destroy(p->skel_);
+    log.clear();
+    set = false;
+    err = open_and_load(*p, config, walk, set, log);
+  }
   if (!p->skel_) {
     restore();
-    why_not = fmt::format("opening the BPF program: {}", std::strerror(errno));
+    why_not = fmt::format("opening the BPF program: {}", std::strerror(-err));
     return nullptr;
   }
-  auto* ro = p->skel_->rodata;
-  ro->state_mask = config.state_mask;
-  ro->n_pids = config.pids.size() <= HS_MAX_PIDS ? static_cast<uint32_t>(config.pids.size()) : 0;
-  for (uint32_t i = 0; i < ro->n_pids; ++i) ro->pids[i] = config.pids[i];
-  ro->n_waits = static_cast<uint32_t>(std::min<size_t>(config.waits.size(), HS_MAX_WAITS));
-  for (uint32_t i = 0; i < ro->n_waits; ++i) ro->waits[i] = {config.waits[i].start, config.waits[i].end};
-  ro->sched_text = {config.sched_text.start, config.sched_text.end};
-  ro->lock_text = {config.lock_text.start, config.lock_text.end};
-  const bool walk = !config.per_task && kernel_has_task_walk();
-  bpf_program__set_autoload(p->skel_->progs.sample_all, walk);
-  bpf_program__set_autoattach(p->skel_->progs.sample_all, false);  // attached to one task below
-  bpf_map__set_max_entries(p->skel_->maps.records,
-                           walk ? config.ring_bytes : static_cast<uint32_t>(getpagesize()));
-
-  int err = task_iter::load(p->skel_);
   if (err) {
     restore();
     const std::string reason = log_reason(log);
@@ -137,7 +145,7 @@ std::unique_ptr<TaskIterProgram> TaskIterProgram::load(const TaskIterConfig& con
                             reason.empty() ? std::strerror(-err) : reason);
     return nullptr;
   }
-  err = task_iter::attach(p->skel_);
+  err = task_iter::attach(p->skel_);  // sample_tasks, and note_sleep before any census
   if (!err && walk) {
     // Called for this process's main thread only: once per pass.
     union bpf_iter_link_info info = {};
@@ -145,6 +153,10 @@ std::unique_ptr<TaskIterProgram> TaskIterProgram::load(const TaskIterConfig& con
     LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &info, .link_info_len = sizeof info);
     p->all_link_ = bpf_program__attach_iter(p->skel_->progs.sample_all, &opts);
     if (!p->all_link_) err = -errno;
+    if (!err && set) {
+      p->set_link_ = bpf_program__attach_iter(p->skel_->progs.sample_set, &opts);
+      if (!p->set_link_) err = -errno;
+    }
     p->records_ = err ? nullptr
                       : ring_buffer__new(bpf_map__fd(p->skel_->maps.records), append_record,
                                          p.get(), nullptr);
@@ -158,8 +170,34 @@ std::unique_ptr<TaskIterProgram> TaskIterProgram::load(const TaskIterConfig& con
   return p;
 }
 
+int TaskIterProgram::open_and_load(TaskIterProgram& p, const TaskIterConfig& config, bool walk,
+                                   bool set, std::string& log) {
+  p.skel_ = task_iter::open();
+  if (!p.skel_) return -errno;
+  auto* ro = p.skel_->rodata;
+  ro->state_mask = config.state_mask;
+  ro->n_pids = config.pids.size() <= HS_MAX_PIDS ? static_cast<uint32_t>(config.pids.size()) : 0;
+  for (uint32_t i = 0; i < ro->n_pids; ++i) ro->pids[i] = config.pids[i];
+  ro->n_waits = static_cast<uint32_t>(std::min<size_t>(config.waits.size(), HS_MAX_WAITS));
+  for (uint32_t i = 0; i < ro->n_waits; ++i) ro->waits[i] = {config.waits[i].start, config.waits[i].end};
+  ro->sched_text = {config.sched_text.start, config.sched_text.end};
+  ro->lock_text = {config.lock_text.start, config.lock_text.end};
+  ro->use_blocked_set = set;
+  bpf_program__set_autoload(p.skel_->progs.sample_all, walk);
+  bpf_program__set_autoattach(p.skel_->progs.sample_all, false);  // attached to one task
+  bpf_program__set_autoload(p.skel_->progs.sample_set, set);
+  bpf_program__set_autoattach(p.skel_->progs.sample_set, false);
+  bpf_program__set_autoload(p.skel_->progs.note_sleep, set);
+  bpf_map__set_max_entries(p.skel_->maps.records,
+                           walk ? config.ring_bytes : static_cast<uint32_t>(getpagesize()));
+  bpf_map__set_max_entries(p.skel_->maps.blocked, set ? config.blocked_set_size : 1);
+  (void)log;  // filled by keep_log
+  return task_iter::load(p.skel_);
+}
+
 TaskIterProgram::~TaskIterProgram() {
   if (records_) ring_buffer__free(records_);
+  if (set_link_) bpf_link__destroy(set_link_);
   if (all_link_) bpf_link__destroy(all_link_);
   if (skel_) task_iter::destroy(skel_);
 }
@@ -212,23 +250,39 @@ std::string_view TaskIterProgram::run(const TaskIterPass& pass, TaskIterCounts& 
     bss->records_lost = 0;
     used_ = 0;
   };
+  auto walked = [&] {
+    counts = {bss->tasks_walked, bss->tasks_running, bss->tasks_uninterruptible};
+    if (bss->census) {
+      census_ = counts;
+      ++censuses_;
+    }
+  };
+  // A set that filled up misses tasks: this pass walks them all, and fills it again.
+  const bool every_task = !set_link_ || pass.census || bss->s_scan || bss->set_overflowed ||
+                          bss->n_followed || bss->n_daemons;
+  if (every_task) bss->set_overflowed = 0;
+  bss->census = every_task;
   fresh_pass();
-  if (all_link_) {
-    read_iter(all_link_);  // writes nothing to its seq_file: its records are in the ring
+  if (bpf_link* link = every_task ? all_link_ : set_link_) {
+    read_iter(link);  // writes nothing to its seq_file: its records are in the ring
     if (ring_buffer__consume(records_) < 0)
       throw std::system_error(errno, std::generic_category(), "reading the task iterator's records");
     if (bss->records_lost == 0) {
-      counts = {bss->tasks_walked, bss->tasks_running, bss->tasks_uninterruptible};
+      if (every_task)
+        walked();
+      else
+        counts = {census_.tasks, census_.running, bss->tasks_uninterruptible};
       return {buf_.data(), used_};
     }
     // More records than room in the ring: the whole pass again, task by task. (The stacks
     // its lost records took are taken again: the pass number says they are not of the
     // last pass.)
     ++redone_;
+    bss->census = 1;
     fresh_pass();
   }
   read_iter(skel_->links.sample_tasks);
-  counts = {bss->tasks_walked, bss->tasks_running, bss->tasks_uninterruptible};
+  walked();
   return {buf_.data(), used_};
 }
 

@@ -27,6 +27,13 @@ struct TaskIterConfig {
   // Walk task by task even where the kernel can walk the task list in one call (the tests
   // compare the two).
   bool per_task = false;
+  // Between censuses, walk only the tasks seen going to sleep in a kept state (the blocked
+  // set, filled at their switch), where the kernel has the task-list walk and
+  // bpf_task_from_pid and the kept states are among D, T and t (a set of every sleeper
+  // would be the task list). `blocked_set_size` tids at most: beyond, every pass walks
+  // every task.
+  bool blocked_set = true;
+  uint32_t blocked_set_size = 16384;
   // The task-list walk's ring buffer (a power of 2 pages): room for the records of one
   // pass, each a record and up to 64 return addresses; a pass that does not fit is read
   // again task by task.
@@ -43,6 +50,11 @@ struct TaskIterPass {
   // Processes whose threads are kept whatever their state and -p: the FUSE daemons of
   // mounts with waiters (the first HS_MAX_DAEMONS).
   const std::set<int>* daemons = nullptr;
+  // Every task is walked (the first pass, and once per --s-interval with the S scan): it
+  // counts the tasks and running ones, and fills the blocked set with the kept tasks
+  // asleep since before it. Passes that walk the blocked set count its tasks in D and
+  // hand back the census's other counts.
+  bool census = false;
 };
 
 // What one pass counted of every task it walked.
@@ -62,9 +74,16 @@ class TaskIterProgram {
   // when the iterator cannot be run.
   std::string_view run(const TaskIterPass& pass, TaskIterCounts& counts);
 
-  // Which walk the passes use: "task list" (sample_all, one call per pass, Linux 6.7 on)
-  // or "per task" (sample_tasks, one call per task by the kernel's iterator).
-  const char* walk() const { return all_link_ ? "task list" : "per task"; }
+  // Which walk the passes use: "blocked set" (sample_set between censuses of sample_all),
+  // "task list" (sample_all, one call per pass, Linux 6.7 on) or "per task"
+  // (sample_tasks, one call per task by the kernel's iterator).
+  const char* walk() const {
+    return set_link_ ? "blocked set" : all_link_ ? "task list" : "per task";
+  }
+  // Why the passes do not walk the blocked set, where they could have: "" when they do.
+  const std::string& why_no_blocked_set() const { return why_no_set_; }
+  // Passes that walked every task (the first, the S scans, after the set filled up).
+  uint64_t censuses() const { return censuses_; }
   // Passes the task-list walk gave up for want of room in its ring buffer, read again by
   // the per-task iterator.
   uint64_t passes_redone() const { return redone_; }
@@ -75,11 +94,17 @@ class TaskIterProgram {
   void read_iter(bpf_link* link);
   static int append_record(void* self, void* data, size_t size);  // ring_buffer__new's callback
   task_iter* skel_ = nullptr;
+  // Opens, configures and loads the skeleton; `set`: with the blocked set.
+  static int open_and_load(TaskIterProgram& p, const TaskIterConfig& config, bool walk, bool set,
+                           std::string& log);
   bpf_link* all_link_ = nullptr;  // sample_all, attached to this process's main thread
+  bpf_link* set_link_ = nullptr;  // sample_set, likewise
   ring_buffer* records_ = nullptr;
   std::vector<char> buf_;
   size_t used_ = 0;
-  uint64_t redone_ = 0;
+  uint64_t redone_ = 0, censuses_ = 0;
+  TaskIterCounts census_;  // of the last census
+  std::string why_no_set_;
 };
 
 }  // namespace hangscope::sampler

@@ -70,6 +70,7 @@ TEST(LiveBpfWalk, TheTaskListWalkHandsBackWhatThePerTaskIteratorDoes) {
 
   sampler::TaskIterConfig config;
   config.state_mask = 1u << 2;  // D
+  config.blocked_set = false;   // every pass walks every task
   std::string why;
   auto whole = sampler::TaskIterProgram::load(config, why);
   ASSERT_TRUE(whole) << why;
@@ -136,5 +137,69 @@ TEST(LiveBpfWalk, APassTheRingCannotHoldIsReadAgainTaskByTask) {
   // Sleeping tasks come and go on the machine between the two passes.
   EXPECT_NEAR(static_cast<double>(redone), static_cast<double>(whole), whole / 10.0 + 2);
   EXPECT_GT(whole, 20u);
+}
+#endif
+
+#ifdef HANGSCOPE_HAS_BPF
+// Between censuses the blocked set is walked instead of every task: a task in D since
+// before the program was loaded is found by the census, one that goes into D after it by
+// its switch (sched_switch), and both are handed back with the stacks the task-list walk
+// gives; a task that leaves D leaves the set, and the counts of a set pass are the
+// census's, with its own count of D.
+TEST(LiveBpfWalk, TheBlockedSetHandsBackWhatTheTaskListWalkDoes) {
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (const std::string& why = bpf_source_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  auto before = std::make_unique<BlockedTasks>(2);
+  sampler::TaskIterConfig config;
+  config.state_mask = 1u << 2;  // D
+  std::string why;
+  auto set = sampler::TaskIterProgram::load(config, why);
+  ASSERT_TRUE(set) << why;
+  if (std::string_view(set->walk()) != "blocked set")
+    HANGSCOPE_SKIP() << "no blocked set on this kernel: " << set->why_no_blocked_set();
+  config.blocked_set = false;
+  auto list = sampler::TaskIterProgram::load(config, why);
+  ASSERT_TRUE(list) << why;
+  ASSERT_STREQ(list->walk(), "task list");
+
+  uint64_t n = 0;
+  sampler::TaskIterCounts census, counts;
+  std::map<uint32_t, std::vector<uint64_t>> stacks;  // as a source keeps them
+  auto set_pass = [&](bool is_census, sampler::TaskIterCounts& c) {
+    std::map<uint32_t, Record> out;
+    for (auto& [r, rec] : records(set->run({.pass = ++n, .census = is_census}, c))) {
+      if (r.stack_kind == HS_STACK_NEW) stacks[r.tid] = rec.stack;
+      if (r.stack_kind == HS_STACK_SAME) rec.stack = stacks[r.tid];  // not run since
+      out[r.tid] = rec;
+    }
+    return out;
+  };
+  set_pass(true, census);  // finds `before`
+  EXPECT_EQ(set->censuses(), 1u);
+  BlockedTasks after(2);    // asleep since the census: noted at their switch
+  std::vector<int> pids = before->pids;
+  pids.insert(pids.end(), after.pids.begin(), after.pids.end());
+
+  const auto by_set = set_pass(false, counts);
+  EXPECT_EQ(set->censuses(), 1u);
+  sampler::TaskIterCounts c;
+  const auto by_list = pass(*list, pids, c);
+  ASSERT_EQ(by_list.size(), 4u);
+  for (const auto& [tid, r] : by_list) {
+    ASSERT_TRUE(by_set.count(tid)) << tid << " in D, not handed back by the set";
+    EXPECT_EQ(by_set.at(tid), r) << tid;
+  }
+  EXPECT_EQ(counts.tasks, census.tasks);
+  EXPECT_GE(counts.uninterruptible, 4u);
+  EXPECT_LT(counts.uninterruptible, census.tasks);
+
+  // The first two leave D (they exit): gone from the next passes, the others stay.
+  const std::vector<int> gone = before->pids;
+  before.reset();
+  set_pass(false, counts);  // they leave the set
+  const auto later = set_pass(false, counts);
+  for (int pid : gone) EXPECT_FALSE(later.count(static_cast<uint32_t>(pid))) << pid;
+  for (int pid : after.pids) EXPECT_TRUE(later.count(static_cast<uint32_t>(pid))) << pid;
+  EXPECT_EQ(set->censuses(), 1u);
 }
 #endif
