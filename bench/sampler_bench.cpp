@@ -41,11 +41,15 @@
 #include "hangscope/capture_writer.hpp"
 #include "hangscope/round_tee.hpp"
 #include "hangscope/sampler.hpp"
+#include "bpf_program_time.hpp"
 #include "support/blocked_task.hpp"
 #include "thread_population.hpp"
 
 using namespace hangscope;
 using hangscope::bench::Population;
+#ifdef HANGSCOPE_HAS_BPF
+using hangscope::bench::BpfProgramTime;
+#endif
 
 namespace {
 
@@ -250,10 +254,24 @@ void at_rate(benchmark::State& state, bool hangscope, TaskSourceKind source) {
       // recording (BM_BpfLoad): what a long recording costs per second comes after.
       cpu0 = cpu_seconds();
       wall0 = wall_seconds();
+#ifdef HANGSCOPE_HAS_BPF
+      // The blocked set's program runs at every switch of the machine, on the CPU of the
+      // task that switches: its cost is the machine's, counted apart.
+      BpfProgramTime stats;
+      const BpfProgramTime::Total switches0 = BpfProgramTime::of("note_sleep");
+#endif
       SamplerResult r = sampler->run(stop);
       rounds = r.rounds;
       late = r.late_rounds;
       state.counters["steady_cpu_per_s"] = steady.cpu_per_s();
+#ifdef HANGSCOPE_HAS_BPF
+      const BpfProgramTime::Total switches = BpfProgramTime::of("note_sleep");
+      if (stats.on() && switches.runs > switches0.runs) {
+        const double wall = wall_seconds() - wall0;
+        state.counters["switch_cpu_per_s"] = (switches.ns - switches0.ns) * 1e-9 / wall;
+        state.counters["switches_per_s"] = (switches.runs - switches0.runs) / wall;
+      }
+#endif
     } else {
       std::string buf;
       const int64_t interval_ns = 1'000'000'000 / hz;

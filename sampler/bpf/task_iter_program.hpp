@@ -33,7 +33,7 @@ struct TaskIterConfig {
   // would be the task list). `blocked_set_size` tids at most: beyond, every pass walks
   // every task.
   bool blocked_set = true;
-  uint32_t blocked_set_size = 16384;
+  uint32_t blocked_set_size = 4096;
   // The task-list walk's ring buffer (a power of 2 pages): room for the records of one
   // pass, each a record and up to 64 return addresses; a pass that does not fit is read
   // again task by task.
