@@ -1,6 +1,7 @@
 // The cost of one sampling pass over every thread of the machine, for hangscope's
 // sampler with each of its sources (the /proc scan, BM_Hangscope*; the BPF task
-// iterator, BM_Bpf*, skipped where it cannot run) and for a plain open/read/close loop
+// iterator, BM_Bpf*, skipped where it cannot run; BM_BpfList* without its blocked set,
+// walking every task at every pass) and for a plain open/read/close loop
 // (what most /proc samplers do), side by side in one run, with 1,000 and then 5,000 threads of a population process plus a few
 // tasks in D state (vfork parents). Two populations of each size:
 //   - sleepers: every thread sleeps all along;
@@ -13,7 +14,9 @@
 //     few seconds (100 rounds at least), and the CPU it took per second of sampling
 //     (1.0 = one core).
 // CPU is this process's (getrusage), so the sampler's scan and reader threads count and
-// the population's own wake-ups (another process) do not.
+// the population's own wake-ups (another process) do not. The blocked set's sched_switch
+// program runs on the CPU of every task that switches: its run time is counted apart
+// (switch_cpu_per_s, with switches_per_s), from the kernel's BPF run-time statistics.
 //
 //   build/bench/hangscope_sampler_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
@@ -147,12 +150,13 @@ void BM_NaivePass(benchmark::State& state) {
   report_pass(state, cpu_seconds() - cpu0, passes, threads);
 }
 
-void sampler_pass(benchmark::State& state, TaskSourceKind source) {
+void sampler_pass(benchmark::State& state, TaskSourceKind source, bool blocked_set = true) {
   setup(state);
   DevNull out;
   CaptureWriter writer(out.fd);
   SamplerOptions so;
   so.source = source;
+  so.bpf_blocked_set = blocked_set;
   std::unique_ptr<Sampler> made;
   try {
     made = std::make_unique<Sampler>(so, writer);
@@ -197,6 +201,8 @@ void BM_BpfLoad(benchmark::State& state) {
   state.counters["cpu_ms_per_load"] = (cpu_seconds() - cpu0) * 1e3 / loads;
 }
 void BM_BpfPass(benchmark::State& state) { sampler_pass(state, TaskSourceKind::bpf); }
+// The BPF source walking every task at every pass, as before the blocked set.
+void BM_BpfListPass(benchmark::State& state) { sampler_pass(state, TaskSourceKind::bpf, false); }
 
 // A real run at `hz` for a few seconds: CPU per second of sampling.
 // `hangscope`: false for the plain loop.
@@ -225,7 +231,8 @@ class SteadyCost final : public RoundSink {
   double first_cpu_ = 0, first_wall_ = -1, last_cpu_ = 0, last_wall_ = 0;
 };
 
-void at_rate(benchmark::State& state, bool hangscope, TaskSourceKind source) {
+void at_rate(benchmark::State& state, bool hangscope, TaskSourceKind source,
+             bool blocked_set = true) {
   const int hz = static_cast<int>(state.range(2));
   setup(state);
   // At least 100 rounds: at 10 Hz, ten S scans (one a second) in the steady window.
@@ -242,6 +249,7 @@ void at_rate(benchmark::State& state, bool hangscope, TaskSourceKind source) {
       so.interval = std::chrono::microseconds(1'000'000 / hz);
       so.duration_s = seconds;
       so.source = source;
+      so.bpf_blocked_set = blocked_set;
       std::atomic<bool> stop{false};
       std::unique_ptr<Sampler> sampler;
       try {
@@ -343,6 +351,9 @@ void BM_HangscopeMemoryOverRounds(benchmark::State& state) {
 
 void BM_HangscopeAtRate(benchmark::State& state) { at_rate(state, true, TaskSourceKind::proc); }
 void BM_BpfAtRate(benchmark::State& state) { at_rate(state, true, TaskSourceKind::bpf); }
+void BM_BpfListAtRate(benchmark::State& state) {
+  at_rate(state, true, TaskSourceKind::bpf, false);
+}
 void BM_NaiveAtRate(benchmark::State& state) { at_rate(state, false, TaskSourceKind::proc); }
 
 // Arguments: threads, share of them waking (percent), then the gap between passes (ms)
@@ -350,6 +361,7 @@ void BM_NaiveAtRate(benchmark::State& state) { at_rate(state, false, TaskSourceK
 void add_passes(int64_t threads, int64_t waking, int64_t gap_ms) {
   for (auto* b : {benchmark::RegisterBenchmark("BM_NaivePass", BM_NaivePass),
                   benchmark::RegisterBenchmark("BM_HangscopePass", BM_HangscopePass),
+                  benchmark::RegisterBenchmark("BM_BpfListPass", BM_BpfListPass),
                   benchmark::RegisterBenchmark("BM_BpfPass", BM_BpfPass)}) {
     b->Args({threads, waking, gap_ms})->Unit(benchmark::kMillisecond);
     if (gap_ms > 0) b->Iterations(40);  // 2 s of passes
@@ -359,6 +371,7 @@ void add_passes(int64_t threads, int64_t waking, int64_t gap_ms) {
 void add_at_rate(int64_t threads, int64_t waking, int64_t hz) {
   for (auto* b : {benchmark::RegisterBenchmark("BM_NaiveAtRate", BM_NaiveAtRate),
                   benchmark::RegisterBenchmark("BM_HangscopeAtRate", BM_HangscopeAtRate),
+                  benchmark::RegisterBenchmark("BM_BpfListAtRate", BM_BpfListAtRate),
                   benchmark::RegisterBenchmark("BM_BpfAtRate", BM_BpfAtRate)})
     b->Args({threads, waking, hz})->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 }
@@ -382,11 +395,9 @@ void add_benchmarks() {
   // 100 Hz over 5,000 threads: the BPF source only (neither /proc loop keeps 10 Hz
   // much above it).
   for (int64_t waking : {0, 20})
-    benchmark::RegisterBenchmark("BM_BpfAtRate", BM_BpfAtRate)
-        ->Args({5000, waking, 100})
-        ->Iterations(1)
-        ->UseManualTime()
-        ->Unit(benchmark::kSecond);
+    for (auto* b : {benchmark::RegisterBenchmark("BM_BpfListAtRate", BM_BpfListAtRate),
+                    benchmark::RegisterBenchmark("BM_BpfAtRate", BM_BpfAtRate)})
+      b->Args({5000, waking, 100})->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
 }
 
 // The vfork children of the blocked tasks outlive their parents (they sleep for the

@@ -37,6 +37,9 @@ enum class TaskSourceKind { automatic, bpf, proc };
 
 struct SamplerOptions {
   TaskSourceKind source = TaskSourceKind::proc;
+  // The BPF source walks only the blocked set between censuses where it can; off, every
+  // pass walks every task (the benchmarks compare the two).
+  bool bpf_blocked_set = true;
   std::chrono::microseconds interval{20'000};
   std::optional<double> duration_s;    // stop after this long
   std::optional<uint64_t> max_rounds;  // or after this many rounds

@@ -268,6 +268,7 @@ std::unique_ptr<TaskSource> make_bpf_source(const SamplerOptions& options,
   std::optional<KernelSymbols> symbols = KernelSymbols::load_for_frames(options.proc_root, why_not);
   if (!symbols) return nullptr;
   TaskIterConfig config;
+  config.blocked_set = options.bpf_blocked_set;
   for (size_t i = 0; HS_STATE_LETTERS[i]; ++i)
     if (state_selected(options.states, HS_STATE_LETTERS[i])) config.state_mask |= 1u << i;
   for (int pid : options.pids) config.pids.push_back(static_cast<uint32_t>(pid));
