@@ -43,7 +43,7 @@ std::vector<std::pair<hs_task_record, Record>> records(std::string_view data) {
     const size_t bytes = r.stack_kind == HS_STACK_NEW ? static_cast<size_t>(r.stack_bytes) : 0;
     EXPECT_LE(bytes, data.size());
     Record rec{r.tgid, r.state, r.nvcsw, r.nivcsw, std::vector<uint64_t>(bytes / 8)};
-    std::memcpy(rec.stack.data(), data.data(), bytes);
+    if (bytes) std::memcpy(rec.stack.data(), data.data(), bytes);  // no stack: no buffer
     data.remove_prefix(bytes);
     out.emplace_back(r, std::move(rec));
   }
