@@ -438,8 +438,8 @@ static long drop_leaving(__u32 i, void *unused) {
 
 /* Attached to one task (the sampler's own), so called once per pass between censuses:
  * the tasks of the blocked set. (Passes with S tasks to follow or FUSE daemons to record
- * walk every task: a second and third inlined look_at would triple the verifier's work,
- * seconds at load, for what only a hung network or FUSE mount makes.) */
+ * walk every task: each more inlined look_at is the verifier's work at every load, for
+ * what only a hung network or FUSE mount makes; with both, a load took twice as long.) */
 SEC("iter/task")
 int sample_set(struct bpf_iter__task *ctx) {
   if (!ctx->task) return 0;

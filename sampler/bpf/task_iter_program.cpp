@@ -118,7 +118,7 @@ std::unique_ptr<TaskIterProgram> TaskIterProgram::load(const TaskIterConfig& con
     else
       set = true;
   }
-  int err = open_and_load(*p, config, walk, set, log);
+  int err = open_and_load(*p, config, walk, set);
   if (err && set && p->skel_) {
     // This kernel's verifier refused the set's programs: the task-list walk without them.
     const std::string reason = log_reason(log);
@@ -126,7 +126,7 @@ std::unique_ptr<TaskIterProgram> TaskIterProgram::load(const TaskIterConfig& con
     task_iter::destroy(p->skel_);
     log.clear();
     set = false;
-    err = open_and_load(*p, config, walk, set, log);
+    err = open_and_load(*p, config, walk, set);
   }
   if (!p->skel_) {
     restore();
@@ -171,7 +171,7 @@ std::unique_ptr<TaskIterProgram> TaskIterProgram::load(const TaskIterConfig& con
 }
 
 int TaskIterProgram::open_and_load(TaskIterProgram& p, const TaskIterConfig& config, bool walk,
-                                   bool set, std::string& log) {
+                                   bool set) {
   p.skel_ = task_iter::open();
   if (!p.skel_) return -errno;
   auto* ro = p.skel_->rodata;
@@ -191,7 +191,6 @@ int TaskIterProgram::open_and_load(TaskIterProgram& p, const TaskIterConfig& con
   bpf_map__set_max_entries(p.skel_->maps.records,
                            walk ? config.ring_bytes : static_cast<uint32_t>(getpagesize()));
   bpf_map__set_max_entries(p.skel_->maps.blocked, set ? config.blocked_set_size : 1);
-  (void)log;  // filled by keep_log
   return task_iter::load(p.skel_);
 }
 

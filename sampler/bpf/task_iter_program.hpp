@@ -94,9 +94,9 @@ class TaskIterProgram {
   void read_iter(bpf_link* link);
   static int append_record(void* self, void* data, size_t size);  // ring_buffer__new's callback
   task_iter* skel_ = nullptr;
-  // Opens, configures and loads the skeleton; `set`: with the blocked set.
-  static int open_and_load(TaskIterProgram& p, const TaskIterConfig& config, bool walk, bool set,
-                           std::string& log);
+  // Opens, configures and loads the skeleton (libbpf's messages go to the log of load);
+  // `walk`: with the task-list walk, `set`: with the blocked set.
+  static int open_and_load(TaskIterProgram& p, const TaskIterConfig& config, bool walk, bool set);
   bpf_link* all_link_ = nullptr;  // sample_all, attached to this process's main thread
   bpf_link* set_link_ = nullptr;  // sample_set, likewise
   ring_buffer* records_ = nullptr;
