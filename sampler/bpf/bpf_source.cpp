@@ -52,8 +52,7 @@ class BpfSource final : public TaskSource {
     footer.emplace_back("details_reused", details_reused_);
     footer.emplace_back("stacks_reused", stacks_reused_);
     if (program_->passes_redone()) footer.emplace_back("bpf_passes_redone", program_->passes_redone());
-    if (std::string_view(program_->walk()) == "blocked set")
-      footer.emplace_back("bpf_censuses", program_->censuses());
+    if (program_->walks_blocked_set()) footer.emplace_back("bpf_censuses", program_->censuses());
   }
 
  private:
@@ -116,9 +115,9 @@ void BpfSource::symbolize(const uint64_t* ips, size_t frames, std::string& out) 
 
 void BpfSource::read(RoundTable& round) {
   chosen_.clear();
-  // Sleeping tasks are looked at for the watch once per s_interval, as by the /proc
-  // source; those found in a listed wait are followed every pass.
-  // Every task is walked as often (a census: TaskIterPass), the S scan with it.
+  // Every task is walked once per s_interval (a census: TaskIterPass), and sleeping
+  // tasks are looked at for the watch with it, as by the /proc source; those found in a
+  // listed wait are followed every pass.
   const int64_t begin = round.begin_ns();
   const bool census = pass_ == 0 || begin - last_census_ >= timings_.s_interval_ns;
   if (census) last_census_ = begin;

@@ -88,6 +88,12 @@ struct {
   __type(value, __u8);
 } blocked SEC(".maps");
 
+/* Puts `tid` into the blocked set: 0, or the map's error (-EEXIST: it is there). */
+static __always_inline long remember_blocked(__u32 tid) {
+  __u8 one = 1;
+  return bpf_map_update_elem(&blocked, &tid, &one, BPF_NOEXIST);
+}
+
 /* What the last passes saw of a task, freed with the task. */
 struct seen {
   __u64 stack_switches; /* switch count when its stack was last written */
@@ -245,11 +251,7 @@ static __always_inline __u32 look_at(struct task_struct *task, struct scratch *s
   ++tasks_walked;
   if (state == 0) ++tasks_running;
   if (state == 2) ++tasks_uninterruptible;
-  if (use_blocked_set && census && state_kept(state)) {
-    __u32 tid = task->pid;
-    __u8 one = 1;
-    bpf_map_update_elem(&blocked, &tid, &one, BPF_NOEXIST);
-  }
+  if (use_blocked_set && census && state_kept(state)) remember_blocked(task->pid);
   const int kept = daemon || state_kept(state);
   /* pid is on a cache line of its own, one the walk does not need: read only where a
    * task is followed. */
@@ -392,9 +394,7 @@ int note_sleep(__u64 *ctx) {
   if (!state_kept(index_of(raw, raw & TASK_REPORT))) return 0;
   struct task_struct *prev = (struct task_struct *)ctx[1];
   if (n_pids && !pid_selected(prev->tgid)) return 0;
-  __u32 tid = prev->pid;
-  __u8 one = 1;
-  const long err = bpf_map_update_elem(&blocked, &tid, &one, BPF_NOEXIST);
+  const long err = remember_blocked(prev->pid);
   if (err && err != -17 /* EEXIST */) set_overflowed = 1;
   return 0;
 }
@@ -428,10 +428,7 @@ static long drop_leaving(__u32 i, void *unused) {
   bpf_map_delete_elem(&blocked, &tid);
   struct task_struct *task = bpf_task_from_pid((__s32)tid);
   if (!task) return 0;
-  if (state_kept(state_index(task))) {
-    __u8 one = 1;
-    bpf_map_update_elem(&blocked, &tid, &one, BPF_NOEXIST);
-  }
+  if (state_kept(state_index(task))) remember_blocked(tid);
   bpf_task_release(task);
   return 0;
 }

@@ -78,8 +78,9 @@ class TaskIterProgram {
   // "task list" (sample_all, one call per pass, Linux 6.7 on) or "per task"
   // (sample_tasks, one call per task by the kernel's iterator).
   const char* walk() const {
-    return set_link_ ? "blocked set" : all_link_ ? "task list" : "per task";
+    return walks_blocked_set() ? "blocked set" : all_link_ ? "task list" : "per task";
   }
+  bool walks_blocked_set() const { return set_link_ != nullptr; }
   // Why the passes do not walk the blocked set, where they could have: "" when they do.
   const std::string& why_no_blocked_set() const { return why_no_set_; }
   // Passes that walked every task (the first, the S scans, after the set filled up).
