@@ -112,11 +112,30 @@ std::map<std::string, size_t> stack_counts(const std::string& path) {
   return counts;
 }
 
-std::map<std::string, double> group_shares(const std::string& path) {
-  Capture c;
-  read_input(path, "", c);
-  Classification cls = classify(c.stacks, builtin_rules());
-  Summary sum = summarize(c, cls);
+// A recording's samples on the wall clock: its start plus each sample's time since it.
+struct WallClockCapture {
+  Capture capture;
+  int64_t start_unix_ns = 0;
+  int64_t first_ns() const { return start_unix_ns + capture.samples.front().time_ns; }
+  int64_t last_ns() const { return start_unix_ns + capture.samples.back().time_ns; }
+};
+
+WallClockCapture read_wall_clock(const std::string& path) {
+  WallClockCapture w;
+  read_input(path, "", w.capture);
+  w.start_unix_ns = std::stoll(w.capture.sources.at(0).header.at("start_unix_ns"));
+  return w;
+}
+
+// The wait groups' shares of the samples taken from `from_ns` to `to_ns` (wall clock);
+// the others are dropped from `w`.
+std::map<std::string, double> group_shares(WallClockCapture& w, int64_t from_ns, int64_t to_ns) {
+  std::erase_if(w.capture.samples, [&](const TaskSample& s) {
+    const int64_t at = w.start_unix_ns + s.time_ns;
+    return at < from_ns || at > to_ns;
+  });
+  Classification cls = classify(w.capture.stacks, builtin_rules());
+  Summary sum = summarize(w.capture, cls);
   std::map<std::string, double> shares;
   for (const GroupSummary& g : sum.groups) shares[cls.groups[g.group].name] = g.share;
   return shares;
@@ -218,14 +237,27 @@ TEST(LiveBpfSource, BothSourcesOverTheSameStormAgree) {
   if (const std::string& why = bpf_source_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   TempDir tmp;
   const std::string proc = tmp.file("proc.capture"), bpf = tmp.file("bpf.capture");
+  // The BPF recorder first; /proc's once the BPF one has ended a round (its capture is
+  // written at each round's end), so that /proc's 3 s lie within the BPF one's 4.
   RunResult r = run({WITH_STORM, "--storm-bin", STORM_BIN, "--rounds", "0", "--", "sh", "-c",
-                     "\"$0\" record --source proc -d 3 -i 20 -o \"$1\" & p=$!; "
-                     "\"$0\" record --source bpf -d 3 -i 20 -o \"$2\" && wait $p",
+                     "\"$0\" record --source bpf -d 4 -i 20 -o \"$2\" & b=$!; "
+                     "until grep -q '^E ' \"$2\" 2>/dev/null; do "
+                     "kill -0 $b 2>/dev/null || { wait $b; exit; }; sleep 0.02; done; "
+                     "\"$0\" record --source proc -d 3 -i 20 -o \"$1\" && wait $b",
                      HANGSCOPE_BIN, proc, bpf});
   if (r.status == 77) HANGSCOPE_SKIP() << r.err;
   ASSERT_EQ(r.status, 0) << r.err;
 
-  std::map<std::string, double> by_proc = group_shares(proc), by_bpf = group_shares(bpf);
+  // Over the seconds both recorded: a storm's mix of waits drifts over time, and the
+  // recorders start and end apart (the BPF one after its program's load).
+  WallClockCapture proc_capture = read_wall_clock(proc), bpf_capture = read_wall_clock(bpf);
+  ASSERT_FALSE(proc_capture.capture.samples.empty());
+  ASSERT_FALSE(bpf_capture.capture.samples.empty());
+  const int64_t from = std::max(proc_capture.first_ns(), bpf_capture.first_ns());
+  const int64_t to = std::min(proc_capture.last_ns(), bpf_capture.last_ns());
+  ASSERT_GT(to - from, 2'000'000'000) << "the two recordings overlap for less than 2 s";
+  std::map<std::string, double> by_proc = group_shares(proc_capture, from, to),
+                                by_bpf = group_shares(bpf_capture, from, to);
   ASSERT_GT(by_proc["jbd2:force-commit"], 0.0);
   ASSERT_GT(by_bpf["jbd2:force-commit"], 0.0);
   std::set<std::string> groups;
