@@ -25,12 +25,12 @@ ctest --test-dir build-asan --output-on-failure -j "$(nproc)" \
 step_done "the ASan and UBSan tests"
 
 # ThreadSanitizer: the unit tests whose code runs threads or hands data to them (the
-# sampler's reader pool and scan thread; watch's window and triggers, top's view; the
-# readers of large inputs in parts).
+# sampler's reader pool, scan thread and FUSE daemon look-up; watch's window and
+# triggers, top's view; the readers of large inputs in parts).
 export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
 cmake -S . -B build-tsan -G Ninja -DHANGSCOPE_SANITIZE_THREAD=ON -DHANGSCOPE_BUILD_BENCH=OFF
 cmake --build build-tsan --target hangscope_unit_tests
 step_done "the ThreadSanitizer build"
 ctest --test-dir build-tsan --output-on-failure \
-  -R '^(SamplerReaderPool|SamplerScanThread|RoundWindow|[A-Za-z]*Trigger|TopView|TopText|IngestParts)\.'
+  -R '^(SamplerReaderPool|SamplerScanThread|SamplerFuseWatch|RoundWindow|[A-Za-z]*Trigger|TopView|TopText|IngestParts)\.'
 step_done "the ThreadSanitizer tests"

@@ -1,15 +1,23 @@
-// What the sampler parses to find the FUSE daemon behind blocked tasks (fuse_daemons.hpp)
-// and how it writes what it found into the capture's end line (capture_format.hpp).
+// What the sampler parses to find the FUSE daemon behind blocked tasks (fuse_daemons.hpp),
+// how it writes what it found into the capture's end line (capture_format.hpp), and its
+// watch of the connections (fuse_watch.hpp).
 // The texts are as this machine's kernel (6.18) printed them.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <set>
+
 #include "fuse_daemons.hpp"
+#include "fuse_watch.hpp"
 #include "hangscope/capture_format.hpp"
 #include "mount_table.hpp"
+#include "support/temp_dir.hpp"
 #include "task_details.hpp"
 
 using namespace hangscope;
 using namespace hangscope::sampler;
+using hangscope::testing::TempDir;
 
 TEST(SamplerFuse, FuseFileSystemsAndTheirConnection) {
   EXPECT_TRUE(is_fuse_filesystem("fuse.hangscope-stallfs"));
@@ -84,4 +92,60 @@ TEST(SamplerFuse, EndLineFieldsKeepMountPointsWithBlanksAndCommas) {
   EXPECT_FALSE(capture_format::parse_fuse_daemon_field("end.samples", "12", back));
   EXPECT_FALSE(capture_format::parse_fuse_daemon_field("end.fuse.39", "x,/mnt", back));
   EXPECT_FALSE(capture_format::parse_fuse_daemon_field("end.fuse.39", "4711", back));
+}
+
+// The watch's look for daemons runs on a thread of its own and hands its answer over to
+// a later round (ThreadSanitizer runs this suite). Over a /proc laid out as this kernel
+// has it for a daemon: /proc/<pid>/fd/<n> a link to /dev/fuse, its fdinfo naming the
+// connection (the live tests find a real daemon, tests/live/live_fuse_daemon_test.cpp).
+TEST(SamplerFuseWatch, ADaemonFoundOnItsThreadIsRecordedUntilItExits) {
+  TempDir proc;
+  const std::filesystem::path daemon = proc.file("4711");
+  std::filesystem::create_directories(daemon / "fd");
+  std::filesystem::create_directories(daemon / "fdinfo");
+  std::filesystem::create_symlink(std::string(kFuseDevice), daemon / "fd" / "5");
+  std::ofstream(daemon / "fdinfo" / "5") << "pos:\t0\nflags:\t02100002\nmnt_id:\t24\n"
+                                            "ino:\t90\nfuse_connection:\t39\n";
+  // Another process with a /dev/fuse descriptor of another connection, and one without.
+  std::filesystem::create_directories(proc.file("4800/fd"));
+  std::filesystem::create_directories(proc.file("4800/fdinfo"));
+  std::filesystem::create_symlink(std::string(kFuseDevice), proc.file("4800/fd/3"));
+  std::ofstream(proc.file("4800/fdinfo/3")) << "fuse_connection:\t40\n";
+  std::filesystem::create_directories(proc.file("4900/fd"));
+
+  FileLocation file;
+  file.fstype = "fuse.hangscope-stallfs";
+  file.major = 0;
+  file.minor = 39;
+  file.mount_point = "/tmp/hs-try.aZHn";
+  FuseWatch watch(proc.file(""), proc.file("no-sys"));
+  watch.waiter(file, "request_wait_answer");
+  watch.end_round(0);  // starts the look
+  EXPECT_FALSE(watch.records(4711)) << "the answer comes in a later round";
+  watch.finish(20'000'000, 30'000'000'000);
+  const auto fields = watch.end_fields();
+  ASSERT_EQ(fields.size(), 1u);
+  EXPECT_EQ(fields[0].first, "fuse.39");
+  EXPECT_EQ(fields[0].second, "4711,/tmp/hs-try.aZHn");
+
+  watch.waiter(file, "request_wait_answer");
+  watch.end_round(40'000'000);
+  EXPECT_TRUE(watch.records(4711));
+  EXPECT_EQ(watch.recorded(), std::set<int>{4711});
+  // Without waiters its threads are still recorded for two seconds, then not.
+  watch.end_round(1'500'000'000);
+  EXPECT_TRUE(watch.records(4711));
+  watch.end_round(2'100'000'000);
+  EXPECT_FALSE(watch.records(4711));
+
+  // A daemon that exited is forgotten, and looked for again while its mount has waiters.
+  watch.waiter(file, "request_wait_answer");
+  watch.end_round(2'200'000'000);
+  EXPECT_TRUE(watch.records(4711));
+  std::filesystem::remove_all(daemon);
+  watch.waiter(file, "request_wait_answer");
+  watch.end_round(2'300'000'000);
+  EXPECT_FALSE(watch.records(4711));
+  watch.finish(2'400'000'000, 30'000'000'000);
+  EXPECT_TRUE(watch.end_fields().empty());
 }
