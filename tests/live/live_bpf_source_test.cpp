@@ -165,8 +165,8 @@ TEST(LiveBpfSource, StalledFuseReadersHaveTheSameFramesFromBothSources) {
   if (auto why = StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
-  pid_t reader = fs.start_reader();  // asleep in S, in request_wait_answer
-  ASSERT_TRUE(wait_for_state(reader, 'S', 30'000));
+  pid_t reader = fs.start_reader();
+  ASSERT_TRUE(StalledFuse::wait_until_waiting(reader));  // asleep in S, in its read
   KeepSink proc = sample(TaskSourceKind::proc, {reader}, "DS", 4);
   KeepSink bpf = sample(TaskSourceKind::bpf, {reader}, "DS", 4);
   expect_same_tasks(proc, bpf, 1);

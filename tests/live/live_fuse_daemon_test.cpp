@@ -4,7 +4,6 @@
 // T), the capture's end line names it with its mount, and the verdict says who it is.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/syscall.h>
 
 #include <fstream>
 
@@ -37,19 +36,6 @@ uint64_t connection_of(const std::string& mount_point) {
   return 0;
 }
 
-// In its read of the data file, waiting for the daemon's answer. Its open waits in the
-// same function for a moment, while the daemon answers opens even when stalled: a
-// daemon stopped then leaves the reader in openat, whose file is the directory it is in.
-bool in_read_wait(pid_t pid) {
-  const std::string dir = "/proc/" + std::to_string(pid) + "/";
-  std::ifstream wchan(dir + "wchan"), syscall(dir + "syscall");
-  std::string w;
-  long nr = -1;
-  wchan >> w;
-  syscall >> nr;
-  return w == "request_wait_answer" && nr == SYS_read;
-}
-
 // Stops the daemon for a while; lets it go on again whatever happens.
 struct Stopped {
   explicit Stopped(pid_t p) : pid(p) { kill(pid, SIGSTOP); }
@@ -72,7 +58,7 @@ TEST(LiveFuseDaemon, ItsDescriptorNamesTheConnectionOfItsMount) {
   // A reader waiting on the mount makes the watch find and record its daemon.
   fs.stall();
   pid_t reader = fs.start_reader();
-  ASSERT_TRUE(wait_for([&] { return in_read_wait(reader); }, std::chrono::seconds(10)));
+  ASSERT_TRUE(StalledFuse::wait_until_waiting(reader));
   sampler::MountTable mounts("/proc");
   sampler::FuseWatch watch("/proc");
   const sampler::FileLocation loc = mounts.locate_path(reader, fs.data_path());
@@ -108,7 +94,7 @@ TEST_P(LiveFuseDaemonBySource, TheVerdictNamesTheStoppedDaemonOfTheMount) {
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
   pid_t reader = fs.start_reader();
-  ASSERT_TRUE(wait_for([&] { return in_read_wait(reader); }, std::chrono::seconds(10)));
+  ASSERT_TRUE(StalledFuse::wait_until_waiting(reader));
   Stopped stopped(fs.daemon_pid());
   ASSERT_TRUE(
       wait_for([&] { return StalledFuse::thread_state(fs.daemon_pid(), fs.daemon_pid()) == 'T'; },

@@ -100,7 +100,9 @@ std::string why_not_root() {
   return geteuid() == 0 ? "" : "stopping and reading other processes needs root (CAP_SYS_PTRACE)";
 }
 
-// The blocker's threads sleep (S) in their functions once their kernel stacks show it.
+// The blocker's threads sleep (S) in their functions once their kernel stacks show it;
+// also after a stop, which a thread leaves running for a moment to enter its interrupted
+// wait again (read meanwhile, it is "running", or does not stop in time).
 void wait_until_asleep(const Blocker& b) {
   for (const auto& [name, functions] : kSleepers)
     ASSERT_TRUE(wait_for([&] { return state_of(b.pid(), b.tid(name)) == 'S'; }, 5s)) << name;
@@ -181,6 +183,7 @@ TEST(LiveUserStackReaders, LibunwindPtraceAndCachedTablesFindTheSameFrames) {
   upt_options.ptrace_reader = PtraceReader::libunwind_ptrace;
   UserStackUnwinder cached, upt(upt_options);
   ProcessUnwind a = cached.unwind_process(b.pid(), UnwindClock::now() + 2s);
+  wait_until_asleep(b);  // back in their waits after the stop
   ProcessUnwind c = upt.unwind_process(b.pid(), UnwindClock::now() + 2s);
   for (const auto& [name, functions] : kSleepers) {
     const UserStack* x = thread_of(a, b.tid(name));
@@ -197,6 +200,7 @@ TEST(LiveUserStackUnstopped, SleepingThreadsReadWithoutStoppingMatchThePtraceSto
   wait_until_asleep(b);
   UserStackUnwinder unwinder;
   ProcessUnwind p = unwinder.unwind_process(b.pid(), UnwindClock::now() + 2s);
+  wait_until_asleep(b);  // back in their waits after the stop
   for (const auto& [name, functions] : kSleepers) {
     UserStack s = unwinder.unwind_blocked_task(b.pid(), b.tid(name), UnwindClock::now() + 1s);
     EXPECT_EQ(s.method, UnwindMethod::proc_mem);

@@ -123,17 +123,23 @@ class StalledFuse {
   }
   bool interrupt(pid_t reader) { return interrupt_until_killable(reader, reader); }
 
-  // Waits until `reader` waits for the daemon's answer (request_wait_answer in its
-  // kernel stack), as it does once the daemon stalls: the state a test then samples.
+  // Whether `reader` waits in its read of the data file for the daemon's answer. Its
+  // open waits in the same function for a moment (the daemon answers opens even when
+  // stalled; stopped then, it leaves the reader in openat, whose file is the directory
+  // it runs in), and between reads it sleeps in S: neither is the wait a test samples.
+  static bool in_read_wait(pid_t reader) {
+    const std::string dir = "/proc/" + std::to_string(reader) + "/";
+    std::ifstream wchan(dir + "wchan"), syscall(dir + "syscall");
+    std::string w;
+    long nr = -1;
+    wchan >> w;
+    syscall >> nr;
+    return w == "request_wait_answer" && nr == SYS_read;
+  }
+  // Waits until `reader` waits in its read for the daemon's answer, as it does once the
+  // daemon stalls: the state a test then samples.
   static bool wait_until_waiting(pid_t reader, int limit_ms = 30'000) {
-    const std::string path = "/proc/" + std::to_string(reader) + "/stack";
-    return wait_for(
-        [&] {
-          std::ifstream in(path);
-          std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-          return text.find("request_wait_answer") != std::string::npos;
-        },
-        std::chrono::milliseconds(limit_ms));
+    return wait_for([&] { return in_read_wait(reader); }, std::chrono::milliseconds(limit_ms));
   }
 
  private:
