@@ -166,7 +166,7 @@ TEST(LiveBpfSource, StalledFuseReadersHaveTheSameFramesFromBothSources) {
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
   pid_t reader = fs.start_reader();
-  ASSERT_TRUE(StalledFuse::wait_until_waiting(reader));  // asleep in S, in its read
+  ASSERT_TRUE(StalledFuse::wait_until_reading(reader));  // asleep in S, in its read
   KeepSink proc = sample(TaskSourceKind::proc, {reader}, "DS", 4);
   KeepSink bpf = sample(TaskSourceKind::bpf, {reader}, "DS", 4);
   expect_same_tasks(proc, bpf, 1);

@@ -58,7 +58,7 @@ TEST(LiveFuseDaemon, ItsDescriptorNamesTheConnectionOfItsMount) {
   // A reader waiting on the mount makes the watch find and record its daemon.
   fs.stall();
   pid_t reader = fs.start_reader();
-  ASSERT_TRUE(StalledFuse::wait_until_waiting(reader));
+  ASSERT_TRUE(StalledFuse::wait_until_reading(reader));
   sampler::MountTable mounts("/proc");
   sampler::FuseWatch watch("/proc");
   const sampler::FileLocation loc = mounts.locate_path(reader, fs.data_path());
@@ -94,7 +94,7 @@ TEST_P(LiveFuseDaemonBySource, TheVerdictNamesTheStoppedDaemonOfTheMount) {
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
   pid_t reader = fs.start_reader();
-  ASSERT_TRUE(StalledFuse::wait_until_waiting(reader));
+  ASSERT_TRUE(StalledFuse::wait_until_reading(reader));
   Stopped stopped(fs.daemon_pid());
   ASSERT_TRUE(
       wait_for([&] { return StalledFuse::thread_state(fs.daemon_pid(), fs.daemon_pid()) == 'T'; },

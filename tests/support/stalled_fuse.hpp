@@ -137,9 +137,22 @@ class StalledFuse {
     return w == "request_wait_answer" && nr == SYS_read;
   }
   // Waits until `reader` waits in its read for the daemon's answer, as it does once the
-  // daemon stalls: the state a test then samples.
-  static bool wait_until_waiting(pid_t reader, int limit_ms = 30'000) {
+  // daemon stalls: for a test whose samples must all show that one wait.
+  static bool wait_until_reading(pid_t reader, int limit_ms = 30'000) {
     return wait_for([&] { return in_read_wait(reader); }, std::chrono::milliseconds(limit_ms));
+  }
+  // Waits until `reader` waits for the daemon's answer (request_wait_answer in its
+  // kernel stack), in its read or in its open: with many readers the stalled daemon's
+  // workers are all taken, and the later readers' opens wait for good.
+  static bool wait_until_waiting(pid_t reader, int limit_ms = 30'000) {
+    const std::string path = "/proc/" + std::to_string(reader) + "/stack";
+    return wait_for(
+        [&] {
+          std::ifstream in(path);
+          std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+          return text.find("request_wait_answer") != std::string::npos;
+        },
+        std::chrono::milliseconds(limit_ms));
   }
 
  private:
