@@ -42,7 +42,7 @@
 #include <vector>
 
 #include "hangscope/capture_writer.hpp"
-#include "hangscope/round_tee.hpp"
+#include "round_tee.hpp"
 #include "hangscope/sampler.hpp"
 #include "bpf_program_time.hpp"
 #include "support/blocked_task.hpp"

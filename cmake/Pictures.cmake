@@ -1,4 +1,4 @@
-# What the picture and export renderers need beyond the core library: their embedded
+# What the picture and export renderers need beyond the rest of the render stage: their embedded
 # scripts and style sheets, pprof's profile.proto, zlib for gzip, and a JSON writer.
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(Protobuf REQUIRED)
@@ -20,11 +20,11 @@ foreach(asset ${hangscope_assets})
     COMMENT "Embedding ${asset}")
   list(APPEND hangscope_asset_sources ${asset_out})
 endforeach()
-target_sources(hangscope_analyzer PRIVATE ${hangscope_asset_sources})
+target_sources(hangscope_render PRIVATE ${hangscope_asset_sources})
 
 # pprof's profile.proto, compiled with Debian's protoc into a library of its own (the
 # unit tests read profiles back through the same generated classes).
 add_subdirectory(analyzer/render/proto)
 
-target_link_libraries(hangscope_analyzer PRIVATE hangscope_pprof_proto nlohmann_json::nlohmann_json
+target_link_libraries(hangscope_render PRIVATE hangscope_pprof_proto nlohmann_json::nlohmann_json
                       ZLIB::ZLIB)

@@ -4,8 +4,8 @@
 
 #include <ctime>
 
-#include "round_schedule.hpp"
-#include "system_info.hpp"
+#include "hangscope/round_schedule.hpp"
+#include "hangscope/system_info.hpp"
 
 namespace hangscope {
 

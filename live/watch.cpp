@@ -10,8 +10,8 @@
 #include "hangscope/capture_writer.hpp"
 #include "hangscope/ingest.hpp"
 #include "hangscope/render.hpp"
+#include "hangscope/system_info.hpp"
 #include "hangscope/window_capture.hpp"
-#include "system_info.hpp"
 
 namespace hangscope {
 

@@ -10,7 +10,7 @@
 
 #include "fuse_daemons.hpp"
 #include "hangscope/capture_format.hpp"
-#include "system_info.hpp"
+#include "hangscope/system_info.hpp"
 
 namespace hangscope::sampler {
 

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "hangscope/system_info.hpp"
 #include "hangscope/text.hpp"
-#include "system_info.hpp"
 
 namespace hangscope::sampler {
 

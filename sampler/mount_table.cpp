@@ -4,8 +4,8 @@
 
 #include <ctime>
 
+#include "hangscope/system_info.hpp"
 #include "hangscope/text.hpp"
-#include "system_info.hpp"
 
 namespace hangscope::sampler {
 

@@ -4,8 +4,8 @@
 
 #include <cerrno>
 
+#include "hangscope/system_info.hpp"
 #include "proc_stat.hpp"
-#include "system_info.hpp"
 
 namespace hangscope::sampler {
 

@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-#include "system_info.hpp"
+#include "hangscope/system_info.hpp"
 
 namespace hangscope::sampler {
 

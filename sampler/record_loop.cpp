@@ -8,8 +8,8 @@
 #include <type_traits>
 
 #include "cgroups.hpp"
-#include "round_schedule.hpp"
-#include "system_info.hpp"
+#include "hangscope/round_schedule.hpp"
+#include "hangscope/system_info.hpp"
 
 namespace hangscope::sampler {
 

@@ -1,4 +1,4 @@
-#include "hangscope/round_tee.hpp"
+#include "round_tee.hpp"
 
 #include <exception>
 

@@ -9,10 +9,10 @@
 #include <string>
 
 #include "bpf_source.hpp"
+#include "hangscope/system_info.hpp"
 #include "oncpu/oncpu_sampler.hpp"
 #include "proc_source.hpp"
 #include "record_loop.hpp"
-#include "system_info.hpp"
 
 namespace hangscope {
 

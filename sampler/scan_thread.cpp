@@ -9,7 +9,7 @@
 #include <mutex>
 #include <thread>
 
-#include "system_info.hpp"
+#include "hangscope/system_info.hpp"
 
 namespace hangscope::sampler {
 

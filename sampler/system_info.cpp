@@ -1,4 +1,4 @@
-#include "system_info.hpp"
+#include "hangscope/system_info.hpp"
 
 #include <fcntl.h>
 #include <sys/utsname.h>

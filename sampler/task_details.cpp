@@ -8,8 +8,8 @@
 
 #include "cgroups.hpp"
 #include "fuse_daemons.hpp"
+#include "hangscope/system_info.hpp"
 #include "hangscope/text.hpp"
-#include "system_info.hpp"
 
 namespace hangscope::sampler {
 

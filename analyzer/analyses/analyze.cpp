@@ -1,5 +1,7 @@
 #include "hangscope/analysis.hpp"
 
+#include "spinning.hpp"
+
 namespace hangscope {
 
 Analysis analyze(const Capture& capture, const AnalysisOptions& options) {

@@ -14,7 +14,7 @@
 #include <cstdlib>
 #include <sstream>
 
-#include "hangscope/graph_picture.hpp"
+#include "graph_picture.hpp"
 #include "xml_text.hpp"
 
 extern char** environ;

@@ -11,7 +11,7 @@
 #include <cmath>
 #include <numeric>
 
-#include "hangscope/graph_picture.hpp"
+#include "graph_picture.hpp"
 #include "xml_text.hpp"
 
 namespace hangscope {

@@ -1,5 +1,5 @@
 // Chooses the layout engine for a graph picture.
-#include "hangscope/graph_picture.hpp"
+#include "graph_picture.hpp"
 
 namespace hangscope {
 

@@ -5,7 +5,7 @@
 
 #include "assets.hpp"
 #include "flame_svg.hpp"
-#include "hangscope/graph_picture.hpp"
+#include "graph_picture.hpp"
 #include "palette.hpp"
 #include "renderers.hpp"
 #include "timeline_chart.hpp"

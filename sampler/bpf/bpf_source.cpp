@@ -10,10 +10,10 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "hangscope/system_info.hpp"
 #include "kernel_symbols.hpp"
 #include "mount_table.hpp"
 #include "proc_stat.hpp"
-#include "system_info.hpp"
 #include "task_iter_program.hpp"
 #include "task_iter_record.h"
 

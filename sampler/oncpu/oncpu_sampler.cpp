@@ -11,8 +11,8 @@
 
 #include "cgroups.hpp"
 #include "cpu_list.hpp"
+#include "hangscope/system_info.hpp"
 #include "hangscope/text.hpp"
-#include "system_info.hpp"
 
 namespace hangscope::sampler {
 

@@ -4,10 +4,10 @@
 
 #include <random>
 
+#include "diff_words.hpp"
 #include "hangscope/diff.hpp"
 #include "hangscope/flame_compare.hpp"
 #include "hangscope/ingest.hpp"
-#include "render/diff_words.hpp"
 
 using namespace hangscope;
 

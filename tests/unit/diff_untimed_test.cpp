@@ -8,11 +8,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "diff_words.hpp"
 #include "hangscope/analysis.hpp"
 #include "hangscope/diff.hpp"
 #include "hangscope/ingest.hpp"
 #include "hangscope/render.hpp"
-#include "render/diff_words.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace hangscope;

@@ -5,8 +5,8 @@
 #include <map>
 #include <string>
 
+#include "frame_cache.hpp"
 #include "hangscope/bulk_allocator.hpp"
-#include "ingest/frame_cache.hpp"
 #include "support/capture_text.hpp"
 
 using namespace hangscope;

@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <set>
 
-#include "../../analyzer/ingest/log_prefix.hpp"
-#include "../../analyzer/ingest/task_header.hpp"
+#include "log_prefix.hpp"
 #include "support/capture_text.hpp"
+#include "task_header.hpp"
 
 using namespace hangscope;
 using hangscope::testing::read_text;

@@ -6,9 +6,9 @@
 
 #include <set>
 
-#include "../../analyzer/ingest/lockdep_locks.hpp"
 #include "graph_captures.hpp"
 #include "hangscope/render.hpp"
+#include "lockdep_locks.hpp"
 #include "support/capture_text.hpp"
 
 using namespace hangscope;

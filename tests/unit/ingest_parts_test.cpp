@@ -9,8 +9,8 @@
 #include <fstream>
 #include <tuple>
 
-#include "ingest/input_parts.hpp"
-#include "ingest/readers.hpp"
+#include "input_parts.hpp"
+#include "readers.hpp"
 #include "support/capture_text.hpp"
 #include "support/temp_dir.hpp"
 #include "support/text_file.hpp"

@@ -3,10 +3,10 @@
 // folded output stackcollapse-perf.pl users load, and what a CPU profile is said to be.
 #include <gtest/gtest.h>
 
-#include "../../analyzer/ingest/perf_script_lines.hpp"
-#include "../../analyzer/ingest/rust_symbols.hpp"
 #include "hangscope/analysis.hpp"
 #include "hangscope/render.hpp"
+#include "perf_script_lines.hpp"
+#include "rust_symbols.hpp"
 #include "support/capture_text.hpp"
 
 using namespace hangscope;

@@ -6,12 +6,12 @@
 
 #include <algorithm>
 
-#include "cli/top/top_text.hpp"
 #include "hangscope/analysis.hpp"
 #include "hangscope/ingest.hpp"
 #include "hangscope/render.hpp"
 #include "hangscope/top_view.hpp"
 #include "support/replay_capture.hpp"
+#include "top_text.hpp"
 
 using namespace hangscope;
 using namespace hangscope::testing;

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "hangscope/render.hpp"
-#include "render/renderers.hpp"
+#include "renderers.hpp"
 
 namespace hangscope {
 namespace {

@@ -1,7 +1,7 @@
 // The HTML report and the graph pictures it is made of.
 #include <gtest/gtest.h>
 
-#include "hangscope/graph_picture.hpp"
+#include "graph_picture.hpp"
 #include "hangscope/render.hpp"
 #include "support/made_capture.hpp"
 #include "support/skip.hpp"

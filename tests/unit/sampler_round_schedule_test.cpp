@@ -1,10 +1,10 @@
-// The schedule of rounds (sampler/round_schedule.hpp): slots an interval apart, a round
+// The schedule of rounds (hangscope/round_schedule.hpp): slots an interval apart, a round
 // more than half an interval after its slot is late and the slots it missed are skipped.
 #include <gtest/gtest.h>
 
 #include <vector>
 
-#include "round_schedule.hpp"
+#include "hangscope/round_schedule.hpp"
 
 using hangscope::sampler::RoundSchedule;
 

@@ -10,7 +10,7 @@
 #include <system_error>
 
 #include "hangscope/capture_writer.hpp"
-#include "hangscope/round_tee.hpp"
+#include "round_tee.hpp"
 #include "support/capture_text.hpp"
 #include "support/skip.hpp"
 

@@ -10,12 +10,12 @@
 #include <cstring>
 #include <filesystem>
 
+#include "binary_cache.hpp"
+#include "elf_image.hpp"
+#include "proc_files.hpp"
+#include "proc_maps.hpp"
 #include "support/temp_dir.hpp"
-#include "user_stack/binary_cache.hpp"
-#include "user_stack/elf_image.hpp"
-#include "user_stack/proc_files.hpp"
-#include "user_stack/proc_maps.hpp"
-#include "user_stack/target_memory.hpp"
+#include "target_memory.hpp"
 
 using namespace hangscope::user_stack;
 

@@ -8,14 +8,9 @@
 
 #include "hangscope/classify.hpp"
 #include "hangscope/model.hpp"
+#include "hangscope/task_example.hpp"
 
 namespace hangscope {
-
-struct TaskExample {
-  int32_t pid = 0;
-  int32_t tid = 0;
-  StrId comm = 0;
-};
 
 struct StackSummary {
   StackId stack = 0;

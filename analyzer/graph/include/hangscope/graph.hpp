@@ -20,7 +20,7 @@
 
 #include "hangscope/classify.hpp"
 #include "hangscope/model.hpp"
-#include "hangscope/summary.hpp"
+#include "hangscope/task_example.hpp"
 
 namespace hangscope {
 
@@ -182,7 +182,7 @@ struct Spinning {
 struct Verdict {
   std::vector<Finding> findings;           // most blocked threads first
   std::vector<SubsystemShare> subsystems;  // heaviest first, idle waits excluded
-  Spinning spinning;                       // judge_spinning()
+  Spinning spinning;                       // judge_spinning() (analyses/spinning.cpp)
 };
 
 struct WaitGraph {
@@ -195,9 +195,5 @@ struct WaitGraph {
 };
 
 WaitGraph build_graph(const Capture& capture, const Classification& cls, const RuleSet& rules);
-
-// Fills verdict.spinning from the summary's on-CPU samples (verdict.cpp), once the
-// findings are known.
-void judge_spinning(WaitGraph& graph, const Summary& summary);
 
 }  // namespace hangscope

@@ -1,0 +1,16 @@
+# Diff: two sets of inputs compared, group by group and frame by frame, with the
+# bootstrap's confidence (hangscope/diff.hpp, hangscope/flame_compare.hpp).
+hangscope_add_stage(hangscope_diff SOURCES
+  frame_subsystem.cpp
+  stack_matching.cpp
+  bootstrap.cpp
+  block_length.cpp
+  resamples.cpp
+  side_units.cpp
+  holm.cpp
+  growth_check.cpp
+  diff.cpp
+  flame_compare.cpp
+)
+target_link_libraries(hangscope_diff PUBLIC hangscope_analyses hangscope_classify hangscope_model
+  PRIVATE Boost::boost ${HANGSCOPE_ABSL})
