@@ -109,13 +109,14 @@ class StalledFuse {
   // A handled signal interrupts a reader's wait: for a request a daemon worker has
   // taken, the kernel sends FUSE an interrupt and waits on, now killable, which /proc
   // shows as D. A request no worker has taken yet is cancelled by the signal instead,
-  // and the reader (which loops) asks again. So: signal until the thread `tid` of
-  // process `pid` waits in D; false if it does not within `limit_ms`.
+  // and the reader (which loops) asks again; and an open, which the daemon answers even
+  // when stalled, is in D only until its answer. So: signal until the thread `tid` of
+  // process `pid` waits in D in its read; false if it does not within `limit_ms`.
   static bool interrupt_until_killable(pid_t pid, pid_t tid, int limit_ms = 5000) {
     for (int waited = 0; waited < limit_ms; waited += 200) {
       syscall(SYS_tgkill, pid, tid, SIGUSR1);
       for (int i = 0; i < 20; ++i) {
-        if (thread_state(pid, tid) == 'D') return true;
+        if (thread_state(pid, tid) == 'D' && system_call(pid, tid) == SYS_read) return true;
         usleep(10'000);
       }
     }
@@ -128,13 +129,10 @@ class StalledFuse {
   // stalled; stopped then, it leaves the reader in openat, whose file is the directory
   // it runs in), and between reads it sleeps in S: neither is the wait a test samples.
   static bool in_read_wait(pid_t reader) {
-    const std::string dir = "/proc/" + std::to_string(reader) + "/";
-    std::ifstream wchan(dir + "wchan"), syscall(dir + "syscall");
+    std::ifstream wchan("/proc/" + std::to_string(reader) + "/wchan");
     std::string w;
-    long nr = -1;
     wchan >> w;
-    syscall >> nr;
-    return w == "request_wait_answer" && nr == SYS_read;
+    return w == "request_wait_answer" && system_call(reader, reader) == SYS_read;
   }
   // Waits until `reader` waits in its read for the daemon's answer, as it does once the
   // daemon stalls: for a test whose samples must all show that one wait.
@@ -156,6 +154,15 @@ class StalledFuse {
   }
 
  private:
+  // The number of the system call thread `tid` of `pid` is in (/proc/PID/task/TID/syscall),
+  // -1 when it is in none or is gone.
+  static long system_call(pid_t pid, pid_t tid) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/syscall");
+    long nr = -1;
+    in >> nr;
+    return nr;
+  }
+
   // Waits for the readers, up to `limit_ms` (forever when negative); true when all ended.
   bool reap_readers(int limit_ms) {
     for (int waited = 0;; waited += 10) {
