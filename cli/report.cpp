@@ -65,9 +65,11 @@ int report_with(const Capture& capture, const ReportOptions& opts, const RuleSet
   analysis_options.rules = &rules;
   analysis_options.flame.root = flame_root(opts.output);
   analysis_options.needs = renderer->needs();  // what the output draws, nothing else
+  const RenderOptions render_options = report_render_options(opts);
+  analysis_options.flame.min_share = renderer->flame_min_share(render_options);
   Analysis analysis = analyze(capture, analysis_options);
   write_output(opts.output.output,
-               renderer->render(Report{capture, analysis}, report_render_options(opts)));
+               renderer->render(Report{capture, analysis}, render_options));
   // The text report lists them; other outputs (folded stacks piped on) say them here.
   if (opts.output.format != "text")
     for (const SourceInfo& s : capture.sources)

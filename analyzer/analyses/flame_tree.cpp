@@ -114,7 +114,9 @@ struct Level {
 
 class Builder {
  public:
-  Builder(FlameTree& tree, bool mixed_timing) : tree_(tree), mixed_(mixed_timing) {}
+  // Closed nodes under `min_weight` lose their subtrees.
+  Builder(FlameTree& tree, bool mixed_timing, double min_weight)
+      : tree_(tree), mixed_(mixed_timing), min_weight_(min_weight) {}
 
   // Opens the root.
   void start() {
@@ -172,6 +174,13 @@ class Builder {
         tree_.nodes[p].weight += n.weight;
         if (mixed_) tree_.timed_weights[p] += tree_.timed_weights[i];
         groups_[d - 1].absorb(groups_[d]);
+        // Its subtree is the tail of the nodes: every node after it is a descendant. The
+        // node itself stays, a leaf, for the weight to its siblings' left.
+        if (static_cast<double>(tree_.nodes[i].weight) < min_weight_) {
+          tree_.nodes.resize(i + 1);
+          tree_.nodes[i].end = i + 1;
+          if (mixed_) tree_.timed_weights.resize(i + 1);
+        }
       } else {
         groups_[d] = GroupWeights();
       }
@@ -181,6 +190,7 @@ class Builder {
 
   FlameTree& tree_;
   bool mixed_;
+  double min_weight_;
   std::vector<Open> open_;
   std::vector<GroupWeights> groups_;  // by depth of the open path
 };
@@ -351,7 +361,10 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
   tree.nodes.reserve(count);
   if (mixed) tree.timed_weights.reserve(count);
 
-  Builder b(tree, mixed);
+  uint64_t total = 0;
+  for (const Leaf& l : leaves) total += l.weight;
+  // As the renderer computes its minimum weight (flame_svg.cpp), to the same bit.
+  Builder b(tree, mixed, options.min_share * static_cast<double>(total));
   b.start();
   for (size_t k = 0; k < leaves.size(); ++k) {
     const Leaf& l = leaves[k];

@@ -148,6 +148,11 @@ std::string picture_title(const Report& report, const RenderOptions& options) {
                        : fmt::format("Blocked threads: {}", fmt::join(names, ", "));
 }
 
+double flame_min_share(const RenderOptions& opt) {
+  const unsigned width = opt.width ? opt.width : FlameLayout::kNominalWidth;
+  return opt.min_width_percent ? opt.min_width / 100 : opt.min_width / static_cast<double>(width);
+}
+
 std::string flame_svg(const Report& report, const RenderOptions& opt, bool standalone,
                       FlameStats* stats_out, const FlameComparison* cmp) {
   const FlameTree& tree = report.analysis.flame;
@@ -157,9 +162,8 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
   const Palette palette(report, opt.color_by);
   const unsigned width = opt.width ? opt.width : FlameLayout::kNominalWidth;
   const uint64_t total = tree.nodes.empty() ? 0 : tree.nodes[0].weight;
-  const double min_fraction =
-      opt.min_width_percent ? opt.min_width / 100 : opt.min_width / static_cast<double>(width);
-  const double min_weight = min_fraction * static_cast<double>(total);
+  // As the flame tree computes it, so that a tree built to this share draws the same.
+  const double min_weight = flame_min_share(opt) * static_cast<double>(total);
 
   FlameStats stats;
   std::vector<Placed> placed;

@@ -24,6 +24,10 @@ struct FlameStats {
   size_t pruned = 0;  // subtrees too narrow to draw
 };
 
+// The least share of all the samples a frame of the picture is drawn at (its minimum width
+// over its width): the flame tree need hold nothing narrower (FlameTreeOptions::min_share).
+double flame_min_share(const RenderOptions& options);
+
 // With a comparison, frames are coloured by change against the base (red grew, blue
 // shrank, stronger for larger changes) and the tooltips show the base's value.
 std::string flame_svg(const Report& report, const RenderOptions& options, bool standalone,

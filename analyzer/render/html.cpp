@@ -204,6 +204,13 @@ void spinning_table(Out out, const Report& r, const Palette& group_colors) {
   fmt::format_to(out, "</section>\n");
 }
 
+// The flamegraph's options on the page: its width is the page's.
+RenderOptions page_flame_options(const RenderOptions& opt) {
+  RenderOptions flame_opt = opt;
+  flame_opt.width = 0;
+  return flame_opt;
+}
+
 class HtmlRenderer final : public Renderer {
  public:
   std::string_view name() const override { return "html"; }
@@ -211,6 +218,9 @@ class HtmlRenderer final : public Renderer {
     return "one self-contained page: verdict, wait groups, timeline, flamegraph";
   }
   uint8_t needs() const override { return kNeedAll; }
+  double flame_min_share(const RenderOptions& options) const override {
+    return render::flame_min_share(page_flame_options(options));
+  }
   std::string render(const Report& report, const RenderOptions& options) const override;
 };
 
@@ -269,9 +279,7 @@ std::string HtmlRenderer::render(const Report& r, const RenderOptions& opt) cons
                  "<section id=\"flamegraph\"><h2>Flamegraph</h2>\n<p class=\"hint\">Click a frame "
                  "to zoom in, Reset zoom to go back; Ctrl-F with the pointer over the picture "
                  "searches by regular expression.</p>\n");
-  RenderOptions flame_opt = opt;
-  flame_opt.width = 0;  // the page decides the width
-  html += flame_svg(r, flame_opt, false);
+  html += flame_svg(r, page_flame_options(opt), false);
   fmt::format_to(
       out, "</section>\n<footer>hangscope {}</footer>\n<script>\n{}</script>\n</body></html>\n",
       xml_text(opt.version), assets::flamegraph_js);

@@ -14,6 +14,9 @@ class SvgRenderer final : public Renderer {
     return "interactive flamegraph, coloured by wait group (zoom, search, tooltips)";
   }
   uint8_t needs() const override { return kNeedSummary | kNeedFlame; }
+  double flame_min_share(const RenderOptions& options) const override {
+    return render::flame_min_share(options);
+  }
   std::string render(const Report& report, const RenderOptions& options) const override {
     return flame_svg(report, options, true);
   }

@@ -3,6 +3,8 @@
 
 #include <regex>
 
+#include "hangscope/analysis.hpp"
+#include "hangscope/ingest.hpp"
 #include "hangscope/render.hpp"
 #include "support/made_capture.hpp"
 #include "support/run.hpp"
@@ -86,6 +88,35 @@ TEST(FlameTree, MergesPrefixesRootFirstWithSiblingsAlphabetical) {
   EXPECT_TRUE(t.has_child(2));
   EXPECT_EQ(t.max_depth, 3);
   EXPECT_EQ(t.nodes[3].depth, 3);
+}
+
+TEST(FlameTree, MinShareLeavesOutTheSubtreesOfNarrowNodes) {
+  MadeCapture m;
+  m.sample(m.stack("a;b;d", 0), 1);
+  m.sample(m.stack("e", 0), 3);
+  m.sample(m.stack("a;b;c", 0), 2);
+  m.sample(m.stack("a;k;l;n", 0), 1);
+  m.sample(m.stack("a;x;y", 0), 4);
+  FlameTreeOptions opt;
+  opt.min_share = 0.25;  // of 11 samples: under 2.75 are c (2), d (1), k (1), l and n
+  Analysis a = m.analyse(opt);
+  const FlameTree& t = a.flame;
+  // Narrow nodes stay as leaves (a flamegraph places their right siblings by their
+  // weight), their subtrees go: k's l and n.
+  EXPECT_EQ(names_in_order(t, m),
+            (std::vector<std::string>{"all", "a", "b", "c", "d", "k", "x", "y", "e"}));
+  std::vector<uint64_t> weights;
+  for (const FlameNode& n : t.nodes) weights.push_back(n.weight);
+  EXPECT_EQ(weights, (std::vector<uint64_t>{11, 8, 3, 2, 1, 1, 4, 4, 3}));
+  EXPECT_EQ(t.nodes[0].end, 9u);
+  EXPECT_EQ(t.nodes[1].end, 8u);  // a: a, b, c, d, k, x, y
+  EXPECT_EQ(t.nodes[2].end, 5u);  // b: b, c, d
+  EXPECT_EQ(t.nodes[5].end, 6u);  // k: a leaf
+  EXPECT_FALSE(t.has_child(5));
+  EXPECT_EQ(t.nodes[6].end, 8u);  // x, y
+  opt.min_share = 0.5;            // only a (8) is as wide: its children stay, as leaves
+  EXPECT_EQ(names_in_order(m.analyse(opt).flame, m),
+            (std::vector<std::string>{"all", "a", "b", "k", "x", "e"}));
 }
 
 TEST(FlameTree, LongSharedPrefixesMergeAndSortPastTheFirstFrames) {
@@ -281,6 +312,44 @@ TEST(FlameSvg, MinWidthMergesAwayNarrowFramesInPixelsOrPercent) {
   EXPECT_NE(svg_of(m, opt).find("<title>narrow\n"), std::string::npos);
   opt.min_width = 20;
   EXPECT_EQ(svg_of(m, opt).find("<title>narrow\n"), std::string::npos);
+}
+
+// The renderers ask for a tree without what they would not draw (flame_min_share): the
+// picture drawn from it must be the one drawn from the whole tree, on real inputs of
+// every kind and at every minimum width.
+TEST(FlameSvg, ATreeBuiltToTheDrawnShareDrawsTheSamePictureAsTheWholeTree) {
+  const char* inputs[] = {"folded/storm-6.18-hangscope.folded",
+                          "perf/spin-mappers-6.18-perf-6.1-cpu-clock.txt",
+                          "capture/storm-overlayfs-ext4.capture",
+                          "kernel-log/hung-task-4.9-lockdep-rename.written.log"};
+  std::vector<RenderOptions> options(4);
+  options[1].min_width = 0.1;
+  options[2].min_width = 3;
+  options[2].min_width_percent = true;
+  options[3].width = 400;
+  options[3].min_width = 2;
+  options[3].sort = FrameOrder::count;
+  size_t smaller = 0;
+  for (const char* input : inputs) {
+    Capture c;
+    read_input(std::string(HANGSCOPE_FIXTURES) + "/" + input, ReadOptions{}, c);
+    AnalysisOptions whole_options;
+    const Analysis whole = analyze(c, whole_options);
+    for (const char* format : {"svg", "html"}) {
+      const Renderer* r = find_renderer(format);
+      for (const RenderOptions& opt : options) {
+        AnalysisOptions drawn_options;
+        drawn_options.flame.min_share = r->flame_min_share(opt);
+        EXPECT_GT(drawn_options.flame.min_share, 0) << format;
+        const Analysis drawn = analyze(c, drawn_options);
+        EXPECT_LE(drawn.flame.nodes.size(), whole.flame.nodes.size());
+        smaller += drawn.flame.nodes.size() < whole.flame.nodes.size();
+        EXPECT_EQ(r->render(Report{c, drawn}, opt), r->render(Report{c, whole}, opt))
+            << input << " as " << format << ", min width " << opt.min_width;
+      }
+    }
+  }
+  EXPECT_GT(smaller, 8u);  // the share left nodes out, most of the time
 }
 
 TEST(FlameSvg, OutputSizeIsBoundedByTheWidthNotTheInput) {

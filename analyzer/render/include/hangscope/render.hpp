@@ -60,6 +60,10 @@ class Renderer {
   virtual std::string_view description() const = 0;  // one line for --help
   // The analyses it reads (AnalysisNeed bits): report computes these alone.
   virtual uint8_t needs() const { return kNeedAll; }
+  // The least share of the samples' weight that it draws a flame-tree node at
+  // (FlameTreeOptions::min_share): a flamegraph leaves out frames narrower than its
+  // minimum width, so the tree need not hold them. 0: it reads every node.
+  virtual double flame_min_share(const RenderOptions&) const { return 0; }
   virtual std::string render(const Report& report, const RenderOptions& options) const = 0;
 };
 
