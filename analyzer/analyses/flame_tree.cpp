@@ -112,11 +112,71 @@ struct Level {
   FlameNode::Kind kind;
 };
 
+// The levels of its path each leaf opens in the tree, [common, levels), given the
+// levels each shares with the one before and where its path ends: a node whose weight is
+// under `min_weight` is a leaf of the tree (FlameTreeOptions::min_share), so the levels
+// under it are not opened, and a leaf whose path goes through it opens none.
+struct Opened {
+  uint16_t common;
+  uint16_t levels;
+};
+
+template <typename Shared, typename Levels, typename Weight>
+std::vector<Opened> opened_levels(size_t n, Shared shared, Levels levels, Weight weight,
+                                  double min_weight) {
+  std::vector<Opened> out(n);
+  for (size_t k = 0; k < n; ++k) {
+    out[k].common = static_cast<uint16_t>(k ? shared(k) : 0);
+    out[k].levels = static_cast<uint16_t>(levels(k));
+  }
+  if (min_weight <= 0 || n == 0) return out;
+
+  // The node at level i that leaf k opens holds leaves [k, e): e is the first leaf after
+  // k sharing at most i levels with the one before. Its weight falls as i grows; the
+  // first narrow level is found among the records of the shared counts after k (each
+  // lower than those before it), kept in a stack by a pass from the last leaf, by binary
+  // search over the weights up to each record's leaf.
+  std::vector<uint64_t> before(n + 1, 0);  // the weight of leaves [0, k)
+  for (size_t k = 0; k < n; ++k) before[k + 1] = before[k] + weight(k);
+  constexpr uint16_t kNone = UINT16_MAX;
+  std::vector<uint16_t> narrow(n, kNone);  // leaf k's first narrow level, if it opens one
+  struct Record {
+    int shared;    // levels leaf `leaf` shares with the one before; -1 past the last leaf
+    uint32_t leaf;
+  };
+  std::vector<Record> records{{-1, static_cast<uint32_t>(n)}};  // bottom: farthest
+  for (size_t k = n; k-- > 0;) {
+    auto wide = [&](const Record& r) {
+      return !(static_cast<double>(before[r.leaf] - before[k]) < min_weight);
+    };
+    auto first_narrow = std::partition_point(records.begin(), records.end(), wide);
+    if (first_narrow != records.end())
+      narrow[k] = static_cast<uint16_t>(std::max<int>(first_narrow->shared, out[k].common));
+    const int c = out[k].common;
+    while (records.back().shared >= c) records.pop_back();
+    records.push_back({c, static_cast<uint32_t>(k)});
+  }
+
+  // Under an open narrow node, the leaves that go through it open nothing.
+  int open_narrow = -1;
+  for (size_t k = 0; k < n; ++k) {
+    Opened& o = out[k];
+    if (open_narrow >= 0 && o.common > open_narrow) {
+      o.common = o.levels = static_cast<uint16_t>(open_narrow + 1);
+      continue;
+    }
+    open_narrow = -1;
+    if (narrow[k] < o.levels) {
+      o.levels = static_cast<uint16_t>(narrow[k] + 1);
+      open_narrow = narrow[k];
+    }
+  }
+  return out;
+}
+
 class Builder {
  public:
-  // Closed nodes under `min_weight` lose their subtrees.
-  Builder(FlameTree& tree, bool mixed_timing, double min_weight)
-      : tree_(tree), mixed_(mixed_timing), min_weight_(min_weight) {}
+  Builder(FlameTree& tree, bool mixed_timing) : tree_(tree), mixed_(mixed_timing) {}
 
   // Opens the root.
   void start() {
@@ -174,13 +234,6 @@ class Builder {
         tree_.nodes[p].weight += n.weight;
         if (mixed_) tree_.timed_weights[p] += tree_.timed_weights[i];
         groups_[d - 1].absorb(groups_[d]);
-        // Its subtree is the tail of the nodes: every node after it is a descendant. The
-        // node itself stays, a leaf, for the weight to its siblings' left.
-        if (static_cast<double>(tree_.nodes[i].weight) < min_weight_) {
-          tree_.nodes.resize(i + 1);
-          tree_.nodes[i].end = i + 1;
-          if (mixed_) tree_.timed_weights.resize(i + 1);
-        }
       } else {
         groups_[d] = GroupWeights();
       }
@@ -190,7 +243,6 @@ class Builder {
 
   FlameTree& tree_;
   bool mixed_;
-  double min_weight_;
   std::vector<Open> open_;
   std::vector<GroupWeights> groups_;  // by depth of the open path
 };
@@ -343,14 +395,17 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
     return i + tops;
   };
 
+  uint64_t total = 0;
+  for (const Leaf& l : leaves) total += l.weight;
+  // As the renderer computes its minimum weight (flame_svg.cpp), to the same bit.
+  const std::vector<Opened> opened = opened_levels(
+      leaves.size(), [&](size_t k) { return shared(leaves[k - 1], leaves[k]); },
+      [&](size_t k) { return level_count(leaves[k]); }, [&](size_t k) { return leaves[k].weight; },
+      options.min_share * static_cast<double>(total));
   // Count the nodes first, so that the tree is allocated once at its final size (a
   // growing vector would briefly need three times the memory).
-  std::vector<uint16_t> common(leaves.size(), 0);
   size_t count = 1;
-  for (size_t k = 0; k < leaves.size(); ++k) {
-    if (k) common[k] = static_cast<uint16_t>(shared(leaves[k - 1], leaves[k]));
-    count += level_count(leaves[k]) - common[k];
-  }
+  for (const Opened& o : opened) count += o.levels - o.common;
   bool any_timed = false, any_untimed = false;
   for (const Leaf& l : leaves) {
     any_timed |= l.timed > 0;
@@ -361,16 +416,13 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
   tree.nodes.reserve(count);
   if (mixed) tree.timed_weights.reserve(count);
 
-  uint64_t total = 0;
-  for (const Leaf& l : leaves) total += l.weight;
-  // As the renderer computes its minimum weight (flame_svg.cpp), to the same bit.
-  Builder b(tree, mixed, options.min_share * static_cast<double>(total));
+  Builder b(tree, mixed);
   b.start();
   for (size_t k = 0; k < leaves.size(); ++k) {
     const Leaf& l = leaves[k];
     b.add(
-        common[k], level_count(l), [&](size_t i) { return level(l, i); }, cls.group(l.stack),
-        l.weight, l.timed);
+        opened[k].common, opened[k].levels, [&](size_t i) { return level(l, i); },
+        cls.group(l.stack), l.weight, l.timed);
   }
   b.finish();
   if (split)  // the on-CPU node is the root's last child: "on CPU" sorts after "blocked"

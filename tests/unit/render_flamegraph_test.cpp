@@ -119,6 +119,54 @@ TEST(FlameTree, MinShareLeavesOutTheSubtreesOfNarrowNodes) {
             (std::vector<std::string>{"all", "a", "b", "k", "x", "e"}));
 }
 
+// On many stacks of random frames at many shares: the tree built to a share is the whole
+// tree without the nodes under a narrow one, node for node.
+TEST(FlameTree, MinShareKeepsExactlyTheNodesWithoutANarrowAncestor) {
+  MadeCapture m;
+  uint32_t seed = 12345;
+  auto next = [&](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) % n;
+  };
+  const uint32_t groups[] = {m.group("jbd2:force-commit", "jbd2"), m.group("vfs:rename-lock", "vfs"),
+                             m.group("mm:mmap-lock", "mm")};
+  for (int s = 0; s < 3000; ++s) {
+    std::string stack;
+    for (uint32_t d = 0, depth = 1 + next(9); d < depth; ++d)
+      stack += (d ? ";" : "") + std::string(1, static_cast<char>('a' + next(4)));
+    m.sample(m.stack(stack, groups[next(3)]), 1 + next(40));
+  }
+  const Analysis whole = m.analyse();
+  const FlameTree& w = whole.flame;
+  for (double share : {0.0001, 0.001, 0.004, 0.02, 0.1, 0.3}) {
+    FlameTreeOptions opt;
+    opt.min_share = share;
+    const FlameTree pruned = m.analyse(opt).flame;
+    const double min_weight = share * static_cast<double>(w.nodes[0].weight);
+    struct Kept {
+      std::string name;
+      uint64_t weight;
+      uint32_t group;
+      uint16_t depth;
+      bool leaf;
+      bool operator==(const Kept&) const = default;
+    };
+    std::vector<Kept> expected, got;
+    for (uint32_t i = 0; i < w.nodes.size();) {
+      const bool narrow = i > 0 && static_cast<double>(w.nodes[i].weight) < min_weight;
+      expected.push_back({std::string(w.name(i, m.capture, m.cls)), w.nodes[i].weight,
+                          w.nodes[i].group, w.nodes[i].depth, narrow || !w.has_child(i)});
+      i = narrow ? w.nodes[i].end : i + 1;  // a narrow node's subtree is left out
+    }
+    for (uint32_t i = 0; i < pruned.nodes.size(); ++i)
+      got.push_back({std::string(pruned.name(i, m.capture, m.cls)), pruned.nodes[i].weight,
+                     pruned.nodes[i].group, pruned.nodes[i].depth, !pruned.has_child(i)});
+    EXPECT_EQ(got.size(), expected.size()) << "share " << share;
+    EXPECT_TRUE(got == expected) << "share " << share;
+    EXPECT_LT(got.size(), w.nodes.size()) << "share " << share;
+  }
+}
+
 TEST(FlameTree, LongSharedPrefixesMergeAndSortPastTheFirstFrames) {
   MadeCapture m;
   m.sample(m.stack("e;s;a;b;c;z", 0), 1);
