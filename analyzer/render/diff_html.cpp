@@ -100,8 +100,7 @@ class DiffHtmlRenderer final : public DiffRenderer {
                    "</section>\n<section id=\"flamegraph\"><h2>Differential flamegraph</h2>\n"
                    "<p class=\"hint\">The target's stacks; red where a path grew against the "
                    "base, blue where it shrank. Click to zoom; Ctrl-F searches.</p>\n");
-    RenderOptions flame_opt = opt;
-    flame_opt.width = 0;
+    RenderOptions flame_opt = page_flame_options(opt);
     flame_opt.title = differential_title(r, opt);
     html += flame_svg(r.target, flame_opt, false, nullptr, &r.flame);
     fmt::format_to(out, "</section>\n<script>\n{}</script>\n</body></html>\n",

@@ -148,9 +148,24 @@ std::string picture_title(const Report& report, const RenderOptions& options) {
                        : fmt::format("Blocked threads: {}", fmt::join(names, ", "));
 }
 
+namespace {
+
+// Pixels the picture is laid out for.
+unsigned picture_width(const RenderOptions& opt) {
+  return opt.width ? opt.width : FlameLayout::kNominalWidth;
+}
+
+}  // namespace
+
+RenderOptions page_flame_options(const RenderOptions& opt) {
+  RenderOptions flame_opt = opt;
+  flame_opt.width = 0;
+  return flame_opt;
+}
+
 double flame_min_share(const RenderOptions& opt) {
-  const unsigned width = opt.width ? opt.width : FlameLayout::kNominalWidth;
-  return opt.min_width_percent ? opt.min_width / 100 : opt.min_width / static_cast<double>(width);
+  return opt.min_width_percent ? opt.min_width / 100
+                               : opt.min_width / static_cast<double>(picture_width(opt));
 }
 
 std::string flame_svg(const Report& report, const RenderOptions& opt, bool standalone,
@@ -160,7 +175,7 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
   const Classification& cls = report.classification();
   const Summary& sum = report.summary();
   const Palette palette(report, opt.color_by);
-  const unsigned width = opt.width ? opt.width : FlameLayout::kNominalWidth;
+  const unsigned width = picture_width(opt);
   const uint64_t total = tree.nodes.empty() ? 0 : tree.nodes[0].weight;
   // As the flame tree computes it, so that a tree built to this share draws the same.
   const double min_weight = flame_min_share(opt) * static_cast<double>(total);

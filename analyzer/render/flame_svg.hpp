@@ -24,6 +24,10 @@ struct FlameStats {
   size_t pruned = 0;  // subtrees too narrow to draw
 };
 
+// The options of a flamegraph that is part of a page (the HTML reports): its width is
+// the page's.
+RenderOptions page_flame_options(const RenderOptions& options);
+
 // The least share of all the samples a frame of the picture is drawn at (its minimum width
 // over its width): the flame tree need hold nothing narrower (FlameTreeOptions::min_share).
 double flame_min_share(const RenderOptions& options);

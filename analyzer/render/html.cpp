@@ -204,13 +204,6 @@ void spinning_table(Out out, const Report& r, const Palette& group_colors) {
   fmt::format_to(out, "</section>\n");
 }
 
-// The flamegraph's options on the page: its width is the page's.
-RenderOptions page_flame_options(const RenderOptions& opt) {
-  RenderOptions flame_opt = opt;
-  flame_opt.width = 0;
-  return flame_opt;
-}
-
 class HtmlRenderer final : public Renderer {
  public:
   std::string_view name() const override { return "html"; }
