@@ -9,27 +9,13 @@
 #include <unordered_set>
 
 #include "renderers.hpp"
+#include "xml_text.hpp"
 
 namespace hangscope::render {
 
 namespace {
 
 using Out = std::back_insert_iterator<std::string>;
-
-// A DOT string literal's contents: quotes and backslashes escaped, lines as "\n".
-std::string quoted(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    if (ch == '\n') {
-      out += "\\n";
-      continue;
-    }
-    if (static_cast<unsigned char>(ch) < 0x20) continue;
-    out += ch;
-  }
-  return out;
-}
 
 class DotRenderer final : public Renderer {
  public:
@@ -53,7 +39,7 @@ std::string DotRenderer::render(const Report& r, const RenderOptions&) const {
   fmt::format_to(out, "digraph hangscope {{\n  rankdir=LR;\n");
   std::vector<std::string> verdict = verdict_lines(r);
   if (!verdict.empty())
-    fmt::format_to(out, "  label=\"{}\";\n  labelloc=t;\n", quoted(verdict.front()));
+    fmt::format_to(out, "  label=\"{}\";\n  labelloc=t;\n", dot_escaped(verdict.front()));
   fmt::format_to(out, "  node [fontname=\"Helvetica\", fontsize=10];\n");
   fmt::format_to(out, "  edge [fontname=\"Helvetica\", fontsize=9];\n");
   for (uint32_t v = 0; v < g.nodes.size(); ++v) {
@@ -81,7 +67,7 @@ std::string DotRenderer::render(const Report& r, const RenderOptions&) const {
         shape = "octagon";
         break;
     }
-    fmt::format_to(out, "  n{} [shape={}, label=\"{}\"", v, shape, quoted(label));
+    fmt::format_to(out, "  n{} [shape={}, label=\"{}\"", v, shape, dot_escaped(label));
     if (!style.empty()) fmt::format_to(out, ", style={}", style);
     if (in_deadlock.contains(v)) fmt::format_to(out, ", color=red, fontcolor=red");
     fmt::format_to(out, "];\n");
@@ -96,7 +82,7 @@ std::string DotRenderer::render(const Report& r, const RenderOptions&) const {
                              : e.confidence == Confidence::strong ? "solid"
                                                                   : "dashed";
     fmt::format_to(out, "  n{} -> n{} [label=\"{}\", style={}, penwidth={:.1f}", e.from, e.to,
-                   quoted(label), style, width);
+                   dot_escaped(label), style, width);
     if (in_deadlock.contains(e.from) && in_deadlock.contains(e.to))
       fmt::format_to(out, ", color=red");
     fmt::format_to(out, "];\n");

@@ -35,17 +35,7 @@ std::string find_dot() {
   return {};
 }
 
-// The inside of a DOT string literal: valid UTF-8, quotes and backslashes escaped.
-std::string escaped(std::string_view raw) {
-  std::string out;
-  for (char c : render::valid_utf8(raw)) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out;
-}
-
-std::string quoted(std::string_view raw) { return '"' + escaped(raw) + '"'; }
+std::string dot_quoted(std::string_view raw) { return '"' + render::dot_escaped(raw) + '"'; }
 
 std::string dot_text(const PictureGraph& g) {
   double heaviest = 0;
@@ -57,16 +47,17 @@ std::string dot_text(const PictureGraph& g) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const PictureNode& n = g.nodes[i];
     // Two lines: DOT's own "\n" escape between them.
-    std::string label = escaped(n.label);
-    if (!n.detail.empty()) label += "\\n" + escaped(n.detail);
+    std::string label = render::dot_escaped(n.label);
+    if (!n.detail.empty()) label += "\\n" + render::dot_escaped(n.detail);
     fmt::format_to(std::back_inserter(out), "  n{} [label=\"{}\", fillcolor={}];\n", i, label,
-                   quoted(n.fill));
+                   dot_quoted(n.fill));
   }
   for (const PictureEdge& e : g.edges) {
     if (e.from >= g.nodes.size() || e.to >= g.nodes.size()) continue;
     double pen = heaviest > 0 ? 1 + 4 * e.weight / heaviest : 1;
     fmt::format_to(std::back_inserter(out), "  n{} -> n{} [penwidth={:.2f}", e.from, e.to, pen);
-    if (!e.label.empty()) fmt::format_to(std::back_inserter(out), ", label={}", quoted(e.label));
+    if (!e.label.empty())
+      fmt::format_to(std::back_inserter(out), ", label={}", dot_quoted(e.label));
     out += "];\n";
   }
   return out + "}\n";

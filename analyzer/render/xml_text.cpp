@@ -103,6 +103,20 @@ std::string xml_text(std::string_view raw) {
   return out;
 }
 
+std::string dot_escaped(std::string_view raw) {
+  std::string out;
+  for (size_t begin = 0; begin <= raw.size();) {
+    const size_t end = std::min(raw.find('\n', begin), raw.size());
+    if (begin > 0) out += "\\n";
+    for (char c : valid_utf8(raw.substr(begin, end - begin))) {
+      if (c == '"' || c == '\\') out += '\\';
+      out += c;
+    }
+    begin = end + 1;
+  }
+  return out;
+}
+
 std::string fit_label(std::string_view valid, size_t chars) {
   if (chars < 3) return {};
   if (count_chars(valid) <= chars) return std::string(valid);

@@ -1,4 +1,4 @@
-// Text that goes into XML, HTML and JSON outputs. Names come from kernels, dumps and
+// Text that goes into XML, HTML, JSON and DOT outputs. Names come from kernels, dumps and
 // other tools: they may hold invalid UTF-8 or control bytes, which are shown as "\xNN"
 // (never fatal, never silently dropped), and XML's special characters are escaped.
 #pragma once
@@ -22,6 +22,10 @@ void append_xml(std::string& out, std::string_view valid);
 // valid_utf8 then append_xml.
 void append_xml_text(std::string& out, std::string_view raw);
 std::string xml_text(std::string_view raw);
+
+// The inside of a DOT string literal: valid UTF-8 (valid_utf8), quotes and backslashes
+// escaped, line breaks as DOT's "\n".
+std::string dot_escaped(std::string_view raw);
 
 // A name fitted into `chars` characters: whole when it fits, else cut with "..";
 // empty when fewer than three characters fit. `valid` is valid UTF-8.
