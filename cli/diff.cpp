@@ -67,6 +67,7 @@ int compare(const DiffArgs& opts) {
   read_inputs(opts.target, opts.input, target);
   AnalysisOptions analysis_options;
   analysis_options.rules = &rules;
+  analysis_options.threads = opts.input.threads;
   analysis_options.flame.root = flame_root(opts.output);
   Analysis a = analyze(base, analysis_options), b = analyze(target, analysis_options);
   hangscope::DiffOptions options;

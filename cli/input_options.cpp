@@ -87,8 +87,8 @@ void add_input_options(CLI::App& cmd, InputOptions& opts) {
       ->type_name("NAME")
       ->group("Inputs");
   cmd.add_option("--threads", opts.threads,
-                 "Read a large input (folded stacks, perf script) on this many threads; 0: one "
-                 "per CPU, 1: one thread")
+                 "Read and analyze a large input (folded stacks, perf script) on this many "
+                 "threads; 0: one per CPU, 1: one thread")
       ->check(CLI::Range(0u, 256u))
       ->capture_default_str()
       ->group("Inputs");

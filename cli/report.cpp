@@ -63,6 +63,7 @@ int report_with(const Capture& capture, const ReportOptions& opts, const RuleSet
   const Renderer* renderer = find_renderer(opts.output.format);
   AnalysisOptions analysis_options;
   analysis_options.rules = &rules;
+  analysis_options.threads = opts.input.threads;
   analysis_options.flame.root = flame_root(opts.output);
   analysis_options.needs = renderer->needs();  // what the output draws, nothing else
   const RenderOptions render_options = report_render_options(opts);

@@ -7,5 +7,6 @@ hangscope_add_stage(hangscope_model SOURCES
   frame_text.cpp
   capture_format.cpp
   capture_fields.cpp
+  parallel.cpp
 )
-target_link_libraries(hangscope_model PUBLIC ${HANGSCOPE_FMT} ${HANGSCOPE_ABSL})
+target_link_libraries(hangscope_model PUBLIC ${HANGSCOPE_FMT} ${HANGSCOPE_ABSL} Threads::Threads)

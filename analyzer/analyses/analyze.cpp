@@ -1,17 +1,43 @@
 #include "hangscope/analysis.hpp"
 
+#include "hangscope/parallel.hpp"
 #include "spinning.hpp"
 
 namespace hangscope {
+
+namespace {
+
+// Fewer samples than this are summarized and merged into the flame tree on one thread:
+// a second thread costs about as much as summarizing some thousand samples.
+constexpr size_t kSamplesForThreads = 1 << 16;
+
+}  // namespace
 
 Analysis analyze(const Capture& capture, const AnalysisOptions& options) {
   Analysis a;
   const RuleSet& rules = options.rules ? *options.rules : builtin_rules();
   const uint8_t needs = options.needs;
-  a.classification = classify(capture.stacks, rules);
-  if (needs & (kNeedSummary | kNeedTimeline | kNeedContext | kNeedGraph))
-    a.summary = summarize(capture, a.classification, options.summary);
-  if (needs & kNeedFlame) a.flame = build_flame_tree(capture, a.classification, options.flame);
+  const unsigned threads = thread_count(options.threads);
+  a.classification = classify(capture.stacks, rules, threads);
+
+  const bool summary = needs & (kNeedSummary | kNeedTimeline | kNeedContext | kNeedGraph);
+  const bool flame = needs & kNeedFlame;
+  FlameTreeOptions flame_options = options.flame;
+  flame_options.threads = threads;
+  auto make_summary = [&] {
+    if (summary) a.summary = summarize(capture, a.classification, options.summary);
+  };
+  auto make_flame = [&] {
+    if (flame) a.flame = build_flame_tree(capture, a.classification, flame_options);
+  };
+  // The summary and the flame tree read only the classification: side by side.
+  if (summary && flame && threads > 1 && capture.samples.size() >= kSamplesForThreads) {
+    run_parts(2, [&](size_t i) { i == 0 ? make_flame() : make_summary(); });
+  } else {
+    make_summary();
+    make_flame();
+  }
+
   if (needs & kNeedTimeline) a.timeline = build_timeline(capture, a.classification, a.summary);
   if (needs & kNeedContext) a.context = summarize_context(capture, a.classification, a.summary);
   if (needs & kNeedGraph) {

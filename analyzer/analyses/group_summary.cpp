@@ -52,8 +52,9 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
   std::vector<uint64_t> timed_weight(ngroups, 0);
   uint64_t blocked_weight = 0;
   std::vector<std::unordered_set<TaskKey, TaskKeyHash>> tasks(ngroups);
-  std::unordered_map<StackId, uint64_t> stack_weight;
-  std::unordered_map<StackId, std::vector<TaskExample>> stack_examples;
+  // By StackId: dense, as nearly every stack of a large input is sampled.
+  std::vector<uint64_t> stack_weight(capture.stacks.stack_count(), 0);
+  std::vector<uint8_t> stack_sampled(capture.stacks.stack_count(), 0);
   std::unordered_map<TaskKey, Run, TaskKeyHash> runs;
 
   // Samples arrive round by round (readers append in order), so a task's run in a group
@@ -84,10 +85,7 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
     TaskKey key{s.source, s.tid};
     tasks[g].insert(key);
     stack_weight[s.stack] += s.weight;
-    auto& ex = stack_examples[s.stack];
-    if (ex.size() < opt.examples &&
-        std::none_of(ex.begin(), ex.end(), [&](const TaskExample& e) { return e.tid == s.tid; }))
-      ex.push_back({s.pid, s.tid, s.comm});
+    stack_sampled[s.stack] = 1;
 
     double stay_s = s.blocked_s;
     if (timed) {
@@ -108,15 +106,34 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
     }
   }
 
-  for (auto& [stack, w] : stack_weight) sum.stack_weights.emplace_back(stack, w);
+  for (StackId stack = 0; stack < stack_weight.size(); ++stack)
+    if (stack_sampled[stack]) sum.stack_weights.emplace_back(stack, stack_weight[stack]);
   std::sort(sum.stack_weights.begin(), sum.stack_weights.end(),
             [](auto& a, auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
 
+  // The top stacks of each group, then their examples: the first distinct tasks sampled
+  // in them, from a second pass over the samples for those stacks only.
+  constexpr uint32_t kNotTop = UINT32_MAX;
+  std::vector<uint32_t> top_slot(stack_weight.size(), kNotTop);
+  std::vector<StackSummary*> tops;
   for (auto& [stack, w] : sum.stack_weights) {
     GroupSummary& gs = groups[cls.group(stack)];
-    if (gs.top_stacks.size() < opt.top_stacks)
-      gs.top_stacks.push_back({stack, w, stack_examples[stack]});
+    if (gs.top_stacks.size() < opt.top_stacks) {
+      gs.top_stacks.push_back({stack, w, {}});
+      top_slot[stack] = static_cast<uint32_t>(tops.size());
+      tops.push_back(nullptr);
+    }
   }
+  for (GroupSummary& gs : groups)
+    for (StackSummary& top : gs.top_stacks) tops[top_slot[top.stack]] = &top;
+  if (opt.examples > 0 && !tops.empty())
+    for (const TaskSample& s : capture.samples) {
+      if (top_slot[s.stack] == kNotTop) continue;
+      std::vector<TaskExample>& ex = tops[top_slot[s.stack]]->examples;
+      if (ex.size() < opt.examples &&
+          std::none_of(ex.begin(), ex.end(), [&](const TaskExample& e) { return e.tid == s.tid; }))
+        ex.push_back({s.pid, s.tid, s.comm});
+    }
   // On CPU: seconds where every running sample's are known, else weights; cores over
   // the time of the inputs that have running samples.
   cpu.seconds_known = cpu.seconds_known && sum.running_weight > 0;

@@ -3,12 +3,15 @@
 // beat specific ones, specific ones beat generic ones; then the innermost blocking
 // frame wins; then a match with a `below` condition beats one without; then the
 // earlier rule. A stack no rule matches is clustered by its first meaningful frame.
+// Large tables are classified in parts, one thread each, and the parts' groups merged.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <unordered_map>
 
 #include "compiled_rules.hpp"
+#include "hangscope/parallel.hpp"
 
 namespace hangscope {
 
@@ -20,6 +23,10 @@ using classify_impl::Hit;
 using classify_impl::Use;
 
 constexpr uint32_t kUnset = std::numeric_limits<uint32_t>::max();
+
+// Fewer distinct stacks than this for each thread are classified on one: a thread
+// costs about as much as classifying some thousand stacks.
+constexpr size_t kStacksPerThread = 1 << 15;
 
 struct Candidate {
   uint32_t match = kUnset;
@@ -40,26 +47,28 @@ struct Candidate {
   }
 };
 
+// Classifies stacks [begin, end) of a table: its groups numbered in the order they first
+// appear there, its per-stack vectors indexed from `begin`.
 class Classifier {
  public:
-  Classifier(const StackTable& stacks, const RuleSet& rules)
-      : stacks_(stacks), compiled_(rules), index_(compiled_, stacks) {
+  Classifier(const StackTable& stacks, const CompiledRules& compiled, const FrameIndex& index)
+      : stacks_(stacks), compiled_(compiled), index_(index) {
     first_.assign(compiled_.matches().size(), kUnset);
     last_below_.assign(compiled_.matches().size(), kUnset);
-    holder_hit_.assign(rules.groups.size(), 0);
-    holder_not_.assign(rules.groups.size(), 0);
-    rule_group_.assign(rules.groups.size(), kUnset);
+    holder_hit_.assign(rules().groups.size(), 0);
+    holder_not_.assign(rules().groups.size(), 0);
+    rule_group_.assign(rules().groups.size(), kUnset);
   }
 
-  Classification run() {
+  Classification run(StackId begin, StackId end) {
     Classification out;
-    const size_t n = stacks_.stack_count();
+    const size_t n = end - begin;
     out.group_of_stack.resize(n);
     out.wait_of_stack.resize(n);
     out.spins_of_stack.resize(n);
     out.serves_begin.reserve(n + 1);
-    for (StackId s = 0; s < n; ++s) {
-      classify_stack(s, out);
+    for (StackId s = begin; s < end; ++s) {
+      classify_stack(s, s - begin, out);
       out.serves_begin.push_back(static_cast<uint32_t>(out.serves_rules.size()));
     }
     return out;
@@ -93,10 +102,10 @@ class Classifier {
     return frames_.size();
   }
 
-  void classify_stack(StackId id, Classification& out) {
+  void classify_stack(StackId id, size_t at, Classification& out) {
     const size_t innermost = select_frames(id);
     for (FrameId f : frames_)
-      if (index_.frame_class(f) & classify_impl::kSpin) out.spins_of_stack[id] = 1;
+      if (index_.frame_class(f) & classify_impl::kSpin) out.spins_of_stack[at] = 1;
     for (size_t i = 0; i < frames_.size(); ++i) {
       for (const Hit& h : index_.hits(frames_[i])) {
         switch (h.use) {
@@ -154,8 +163,8 @@ class Classifier {
 
     const uint32_t group =
         best.match == kUnset ? unclassified(innermost, out) : group_of(best, out);
-    out.group_of_stack[id] = group;
-    out.wait_of_stack[id] =
+    out.group_of_stack[at] = group;
+    out.wait_of_stack[at] =
         best.tier == Tier::role && best_wait.match != kUnset ? group_of(best_wait, out) : group;
   }
 
@@ -244,8 +253,8 @@ class Classifier {
   }
 
   const StackTable& stacks_;
-  CompiledRules compiled_;
-  FrameIndex index_;
+  const CompiledRules& compiled_;
+  const FrameIndex& index_;
   std::vector<FrameId> frames_;
   std::vector<uint32_t> first_, last_below_, touched_;  // per match
   std::vector<uint8_t> holder_hit_, holder_not_;        // per rule
@@ -254,10 +263,51 @@ class Classifier {
   std::unordered_map<std::string, uint32_t> group_index_;
 };
 
+// The parts' classifications as one: a group the parts before made keeps its number, a
+// new one is numbered after them in the order it appears, as one pass over all the
+// stacks numbers them.
+Classification merged(std::vector<Classification>& parts) {
+  Classification out = std::move(parts.front());
+  std::unordered_map<std::string, uint32_t> number;
+  for (uint32_t g = 0; g < out.groups.size(); ++g) number.emplace(out.groups[g].name, g);
+  for (size_t i = 1; i < parts.size(); ++i) {
+    Classification& part = parts[i];
+    std::vector<uint32_t> renumbered(part.groups.size());
+    for (uint32_t g = 0; g < part.groups.size(); ++g) {
+      auto [it, added] =
+          number.try_emplace(part.groups[g].name, static_cast<uint32_t>(out.groups.size()));
+      if (added) out.groups.push_back(std::move(part.groups[g]));
+      renumbered[g] = it->second;
+    }
+    for (uint32_t g : part.group_of_stack) out.group_of_stack.push_back(renumbered[g]);
+    for (uint32_t g : part.wait_of_stack) out.wait_of_stack.push_back(renumbered[g]);
+    out.spins_of_stack.insert(out.spins_of_stack.end(), part.spins_of_stack.begin(),
+                              part.spins_of_stack.end());
+    const auto before = static_cast<uint32_t>(out.serves_rules.size());
+    out.serves_rules.insert(out.serves_rules.end(), part.serves_rules.begin(),
+                            part.serves_rules.end());
+    for (size_t k = 1; k < part.serves_begin.size(); ++k)
+      out.serves_begin.push_back(before + part.serves_begin[k]);
+    part = Classification();
+  }
+  return out;
+}
+
 }  // namespace
 
-Classification classify(const StackTable& stacks, const RuleSet& rules) {
-  return Classifier(stacks, rules).run();
+Classification classify(const StackTable& stacks, const RuleSet& rules, unsigned threads) {
+  const CompiledRules compiled(rules);
+  const FrameIndex index(compiled, stacks);
+  const size_t n = stacks.stack_count();
+  const size_t parts = std::clamp<size_t>(n / kStacksPerThread, 1, thread_count(threads));
+  if (parts == 1) return Classifier(stacks, compiled, index).run(0, static_cast<StackId>(n));
+  std::vector<Classification> classified(parts);
+  run_parts(parts, [&](size_t i) {
+    classified[i] = Classifier(stacks, compiled, index)
+                        .run(static_cast<StackId>(n * i / parts),
+                             static_cast<StackId>(n * (i + 1) / parts));
+  });
+  return merged(classified);
 }
 
 }  // namespace hangscope

@@ -1,7 +1,8 @@
 #include "input_parts.hpp"
 
+#include "hangscope/parallel.hpp"
+
 #include <fcntl.h>
-#include <sched.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -71,12 +72,7 @@ uint64_t newlines(std::string_view text, bool mapped) {
 
 }  // namespace
 
-unsigned read_threads(const ReadOptions& options) {
-  if (options.threads > 0) return options.threads;
-  cpu_set_t set;
-  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
+unsigned read_threads(const ReadOptions& options) { return thread_count(options.threads); }
 
 std::vector<std::string_view> cut_at_records(std::string_view text, std::span<const size_t> at,
                                              const Reader& reader) {

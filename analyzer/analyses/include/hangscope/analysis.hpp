@@ -29,6 +29,9 @@ struct AnalysisOptions {
   uint8_t needs = kNeedAll;        // AnalysisNeed bits; what is not asked for stays empty
   SummaryOptions summary;
   FlameTreeOptions flame;
+  // Threads for a large capture (0: one per CPU): the classification in parts, the
+  // summary beside the flame tree, the flame tree's sort (FlameTreeOptions::threads).
+  unsigned threads = 1;
 };
 
 // What analyze() computed; the parts AnalysisOptions::needs left out are empty.

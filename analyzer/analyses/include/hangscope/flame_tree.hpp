@@ -39,6 +39,8 @@ struct FlameTreeOptions {
   // kernel-like input makes some 17 nodes per distinct stack, nearly all too narrow:
   // the whole tree of 200,000 such stacks takes 86 MB. 0 keeps every node.
   double min_share = 0;
+  // Threads to sort the distinct paths on (0: one per CPU), where there are enough.
+  unsigned threads = 1;
 };
 
 // The level automatic stands for on this capture: comm or none.

@@ -221,6 +221,8 @@ bool is_lock_primitive(std::string_view function);
 bool is_entry_frame(std::string_view function);
 std::string_view canonical_function(std::string_view function);
 
-Classification classify(const StackTable& stacks, const RuleSet& rules);
+// On up to `threads` threads (0: one per CPU) where there are enough distinct stacks to
+// pay for them; the result is the same on any number.
+Classification classify(const StackTable& stacks, const RuleSet& rules, unsigned threads = 1);
 
 }  // namespace hangscope

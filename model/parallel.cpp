@@ -1,0 +1,35 @@
+#include "hangscope/parallel.hpp"
+
+#include <sched.h>
+
+#include <exception>
+#include <vector>
+
+namespace hangscope {
+
+unsigned thread_count(unsigned asked) {
+  if (asked > 0) return asked;
+  cpu_set_t set;
+  if (::sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+void run_parts(size_t parts, const std::function<void(size_t)>& part) {
+  std::vector<std::exception_ptr> failed(parts);
+  auto run = [&](size_t i) {
+    try {
+      part(i);
+    } catch (...) {
+      failed[i] = std::current_exception();
+    }
+  };
+  {
+    std::vector<std::jthread> threads;
+    for (size_t i = 1; i < parts; ++i) threads.emplace_back(run, i);
+    if (parts > 0) run(0);
+  }  // joins
+  for (const std::exception_ptr& e : failed)
+    if (e) std::rethrow_exception(e);
+}
+
+}  // namespace hangscope

@@ -1,0 +1,131 @@
+// Analyses on several threads (AnalysisOptions::threads) give what one thread gives: the
+// same wait groups, numbered alike, the same stacks in them, the same flame tree and the
+// same words, on a capture large enough to be split, made of the real stacks of the
+// committed storm fixtures (analyzer/classify/classifier.cpp, analyzer/analyses/).
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "hangscope/analysis.hpp"
+#include "hangscope/render.hpp"
+#include "support/capture_text.hpp"
+
+using namespace hangscope;
+
+namespace {
+
+// Enough distinct stacks for three parts of the classifier and a split sort of the
+// flame tree's paths (their thresholds: 32,768 stacks a thread, 65,536 paths).
+constexpr size_t kStacks = 100'000;
+
+std::vector<std::string> fixture_lines(const std::string& rel) {
+  std::ifstream in(HANGSCOPE_FIXTURES "/" + rel);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) lines.push_back(line);
+  return lines;
+}
+
+// Each line of perf's storm stacks under a root frame of its own, so that every stack is
+// distinct; in the second half every third line is one of hangscope's storm stacks
+// instead, which make wait groups perf's do not: a later part's groups are new and
+// must be numbered after the earlier parts'.
+const Capture& large_capture() {
+  static const Capture capture = [] {
+    const auto perf = fixture_lines("folded/storm-6.18-perf-sched-switch.stackcollapse.folded");
+    const auto own = fixture_lines("folded/storm-6.18-hangscope.folded");
+    std::string text;
+    for (size_t i = 0; i < kStacks; ++i) {
+      const std::string& line =
+          i >= kStacks / 2 && i % 3 == 0 ? own[i % own.size()] : perf[i % perf.size()];
+      text += fmt::format("caller_{};{}\n", i, line);
+    }
+    return hangscope::testing::read_text(text, "large.folded", "folded");
+  }();
+  return capture;
+}
+
+void expect_same(const Classification& a, const Classification& b) {
+  ASSERT_EQ(a.groups.size(), b.groups.size());
+  for (size_t g = 0; g < a.groups.size(); ++g) {
+    const WaitGroup &x = a.groups[g], &y = b.groups[g];
+    EXPECT_EQ(std::tie(x.name, x.title, x.subsystem, x.resource, x.rule, x.unclassified),
+              std::tie(y.name, y.title, y.subsystem, y.resource, y.rule, y.unclassified))
+        << "group " << g;
+  }
+  EXPECT_EQ(a.group_of_stack, b.group_of_stack);
+  EXPECT_EQ(a.wait_of_stack, b.wait_of_stack);
+  EXPECT_EQ(a.serves_begin, b.serves_begin);
+  EXPECT_EQ(a.serves_rules, b.serves_rules);
+  EXPECT_EQ(a.spins_of_stack, b.spins_of_stack);
+}
+
+TEST(AnalyzeThreads, ClassificationIsTheSameOnAnyNumberOfThreads) {
+  const Capture& c = large_capture();
+  const size_t n = c.stacks.stack_count();
+  ASSERT_GE(n, kStacks);  // and the table's empty stack
+  const Classification one = classify(c.stacks, builtin_rules(), 1);
+  // The input does what it is made for: groups first seen in the second half.
+  std::vector<size_t> first_stack(one.groups.size(), n);
+  for (size_t s = n; s-- > 0;) first_stack[one.group_of_stack[s]] = s;
+  size_t late = 0;
+  for (size_t f : first_stack) late += f >= n / 2;
+  ASSERT_GE(late, 2u) << "the second half makes no group of its own";
+  ASSERT_FALSE(one.serves_rules.empty());
+
+  for (unsigned threads : {2u, 3u, 4u}) {
+    SCOPED_TRACE(fmt::format("{} threads", threads));
+    expect_same(one, classify(c.stacks, builtin_rules(), threads));
+  }
+}
+
+TEST(AnalyzeThreads, FlameTreeIsTheSameOnAnyNumberOfThreads) {
+  const Capture& c = large_capture();
+  const Classification cls = classify(c.stacks, builtin_rules());
+  for (double min_share : {0.0, 0.001}) {
+    FlameTreeOptions options;
+    options.min_share = min_share;
+    const FlameTree one = build_flame_tree(c, cls, options);
+    ASSERT_GT(one.nodes.size(), kStacks);
+    for (unsigned threads : {2u, 3u}) {
+      SCOPED_TRACE(fmt::format("{} threads, min share {}", threads, min_share));
+      options.threads = threads;
+      const FlameTree many = build_flame_tree(c, cls, options);
+      ASSERT_EQ(one.nodes.size(), many.nodes.size());
+      EXPECT_EQ(one.max_depth, many.max_depth);
+      for (size_t i = 0; i < one.nodes.size(); ++i) {
+        const FlameNode &x = one.nodes[i], &y = many.nodes[i];
+        ASSERT_EQ(std::tie(x.end, x.key, x.group, x.depth, x.kind, x.weight),
+                  std::tie(y.end, y.key, y.group, y.depth, y.kind, y.weight))
+            << "node " << i;
+      }
+    }
+  }
+}
+
+// The summary made beside the flame tree: the same text report, folded stacks and SVG.
+TEST(AnalyzeThreads, OutputsAreTheSameOnAnyNumberOfThreads) {
+  const Capture& c = large_capture();
+  for (const char* format : {"text", "folded", "svg"}) {
+    SCOPED_TRACE(format);
+    const Renderer* renderer = find_renderer(format);
+    ASSERT_NE(renderer, nullptr);
+    RenderOptions render_options;
+    AnalysisOptions options;
+    options.needs = renderer->needs();
+    options.flame.min_share = renderer->flame_min_share(render_options);
+    options.threads = 1;
+    const std::string one = renderer->render(Report{c, analyze(c, options)}, render_options);
+    options.threads = 2;
+    const std::string two = renderer->render(Report{c, analyze(c, options)}, render_options);
+    EXPECT_GT(one.size(), 1000u);
+    EXPECT_TRUE(one == two) << "the outputs differ";
+  }
+}
+
+}  // namespace
