@@ -15,8 +15,6 @@ namespace hangscope::sampler {
 
 namespace {
 
-int64_t now_ns() { return monotonic_ns(); }
-
 struct Abandoned {};  // unwinds an abandoned scan thread
 
 enum Phase : int { kWorking = 0, kInRead = 1, kAbandoned = 2 };
@@ -157,7 +155,7 @@ size_t ScanThread::run(size_t begin, size_t end, const Body& body, int64_t stall
       continue;
     }
     const uint64_t read = c.reads.load(std::memory_order_relaxed);
-    const int64_t now = now_ns();
+    const int64_t now = monotonic_ns();
     if (read != seen_read) {
       seen_read = read;
       seen_since = now;

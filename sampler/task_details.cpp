@@ -39,8 +39,6 @@ uint64_t field_after(std::string_view text, std::string_view key, bool& found) {
   return v;
 }
 
-int64_t now_ns() { return monotonic_ns(); }
-
 void note(TaskDetails& out, std::string_view what, int err) {
   if (out.problem.empty()) out.problem = std::string(what) + ": " + std::strerror(err);
 }
@@ -77,7 +75,7 @@ void read_task_status(const DetailRequest& rq, TaskDetails& out) {
     out.vanished = gone(errno);
     return;
   }
-  out.read_ns = now_ns();
+  out.read_ns = monotonic_ns();
   parse_status(text, out);
 }
 
@@ -105,7 +103,7 @@ void read_task_details(const DetailRequest& rq, TaskDetails& out) {
       note(out, "stack", errno);
     }
   }
-  if (!rq.stack_given) out.read_ns = now_ns();
+  if (!rq.stack_given) out.read_ns = monotonic_ns();
   out.wchan = read_wchan(rq.proc_root, rq.pid, rq.tid);
 
   if (rq.stack_given) {

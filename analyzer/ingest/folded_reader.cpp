@@ -29,7 +29,7 @@ namespace hangscope::ingest {
 
 namespace {
 
-constexpr size_t kMaxFrames = 4096;
+constexpr size_t kMaxFoldedFrames = 4096;
 
 // Splits "frames COUNT" at the last space; false when the count is not a number.
 bool split_count(std::string_view line, std::string_view& frames, uint64_t& count) {
@@ -175,7 +175,7 @@ void add_totals(const FoldedTotals& totals, bool microseconds, CaptureBuilder& o
 }
 
 // The lines of `in` into `out`'s tables and `totals`.
-void read_lines(LineReader& in, CaptureBuilder& out, FoldedTotals& totals) {
+void read_folded_lines(LineReader& in, CaptureBuilder& out, FoldedTotals& totals) {
   StackTable& stacks = out.stacks();
   FrameCache kernel_frames, user_frames;
   auto new_kernel_frame = [&](std::string_view text) {
@@ -246,7 +246,7 @@ void read_lines(LineReader& in, CaptureBuilder& out, FoldedTotals& totals) {
         if (f[f.size() - 2] == 'k') k = FrameKind::kernel;
         f.remove_suffix(4);
       }
-      if (line_frames.size() >= kMaxFrames) {
+      if (line_frames.size() >= kMaxFoldedFrames) {
         too_deep = true;
         break;
       }
@@ -286,7 +286,7 @@ void read_lines(LineReader& in, CaptureBuilder& out, FoldedTotals& totals) {
 
 void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
   FoldedTotals totals;
-  read_lines(in, out, totals);
+  read_folded_lines(in, out, totals);
   add_totals(totals, microseconds_, out);
 }
 
@@ -295,7 +295,7 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
 // every line in order makes them.
 void FoldedReader::read_parts(const InputParts& input, CaptureBuilder& out) const {
   FoldedTotals totals;
-  read_and_merge(input, out, totals, read_lines,
+  read_and_merge(input, out, totals, read_folded_lines,
                  [&](const Capture& part, const MergedIds& ids, const FoldedTotals& more) {
                    for (const FoldedTotals::Total& t : more.order())
                      totals.of(ids.stacks[t.stack], ids.strings[t.comm]).weight += t.weight;

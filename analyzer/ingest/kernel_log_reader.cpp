@@ -30,7 +30,7 @@ namespace hangscope::ingest {
 namespace {
 
 // Kernel traces are at most a few dozen frames; anything longer is not one trace.
-constexpr size_t kMaxFrames = 512;
+constexpr size_t kMaxTraceFrames = 512;
 // Lines not understood that a trace goes on past (another CPU's console output);
 // more in a row end it.
 constexpr uint32_t kMaxStrays = 3;
@@ -59,7 +59,7 @@ bool starts_other_message(std::string_view t) {
 }
 
 // "comm:pid" (comm may hold colons: the pid follows the last one).
-bool comm_pid(std::string_view s, std::string_view& comm, int32_t& pid) {
+bool comm_colon_pid(std::string_view s, std::string_view& comm, int32_t& pid) {
   size_t colon = s.rfind(':');
   if (colon == std::string_view::npos || colon == 0) return false;
   comm = s.substr(0, colon);
@@ -99,7 +99,7 @@ bool parse_hung(std::string_view t, HungLine& h) {
       break;
     }
   if (mid == std::string_view::npos) return false;
-  if (!comm_pid(t.substr(11, mid - 11), h.comm, h.pid)) return false;
+  if (!comm_colon_pid(t.substr(11, mid - 11), h.comm, h.pid)) return false;
   std::string_view secs = t.substr(mid + form.size());
   secs.remove_suffix(9);
   uint64_t s = 0;
@@ -126,8 +126,8 @@ bool parse_blocker(std::string_view t, BlockerLine& b) {
     size_t mid = t.find(f.mid);
     if (mid == std::string_view::npos) continue;
     b.kind = f.kind;
-    return comm_pid(without_role(t.substr(11, mid - 11)), b.waiter_comm, b.waiter) &&
-           comm_pid(without_role(t.substr(mid + f.mid.size())), b.holder_comm, b.holder);
+    return comm_colon_pid(without_role(t.substr(11, mid - 11)), b.waiter_comm, b.waiter) &&
+           comm_colon_pid(without_role(t.substr(mid + f.mid.size())), b.holder_comm, b.holder);
   }
   return false;
 }
@@ -407,7 +407,7 @@ class KernelLogParser {
     block_.in_trace = true;
     block_.strays = 0;
     block_.has_outermost = false;
-    if (block_.frames.size() >= kMaxFrames) return out_.skip_line(in_, true);
+    if (block_.frames.size() >= kMaxTraceFrames) return out_.skip_line(in_, true);
     block_.frames.push_back(frame);
     last_frame_.assign(text);
     frame_line_ = in_.line_number();
@@ -539,7 +539,7 @@ class KernelLogParser {
   // Records the open block, merged with earlier reports of the same task.
   void finish() {
     if (!block_.active) return;
-    if (block_.has_outermost && block_.frames.size() < kMaxFrames)
+    if (block_.has_outermost && block_.frames.size() < kMaxTraceFrames)
       block_.frames.push_back(block_.outermost);
     Block b = std::move(block_);
     block_ = Block{};

@@ -6,20 +6,14 @@
 #include <unordered_map>
 
 #include "text_fields.hpp"
+#include "hangscope/text.hpp"
 
 namespace hangscope::ingest {
 
 namespace {
 
-bool hex_word(std::string_view s) {
-  if (s.empty() || s.size() > 16) return false;
-  for (char c : s)
-    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) return false;
-  return true;
-}
-
 // "comm/pid" (comm may hold '/': kworker/0:1, jbd2/sda1-8; the pid follows the last).
-bool comm_pid(std::string_view s, std::string_view& comm, int32_t& pid) {
+bool comm_slash_pid(std::string_view s, std::string_view& comm, int32_t& pid) {
   size_t slash = s.rfind('/');
   if (slash == std::string_view::npos || slash == 0) return false;
   comm = s.substr(0, slash);
@@ -81,7 +75,7 @@ bool parse_held_locks_header(std::string_view t, HeldLocksHeader& out) {
   if (t.starts_with("no locks held by ")) {
     if (!t.ends_with('.')) return false;
     out.count = 0;
-    return comm_pid(t.substr(17, t.size() - 18), out.comm, out.pid);
+    return comm_slash_pid(t.substr(17, t.size() - 18), out.comm, out.pid);
   }
   // "%d lock%s held by %s/%d:"
   size_t sp = t.find(' ');
@@ -98,7 +92,7 @@ bool parse_held_locks_header(std::string_view t, HeldLocksHeader& out) {
     return false;
   }
   rest.remove_suffix(1);
-  return comm_pid(rest, out.comm, out.pid);
+  return comm_slash_pid(rest, out.comm, out.pid);
 }
 
 bool parse_held_lock(std::string_view t, HeldLock& out) {
@@ -118,7 +112,7 @@ bool parse_held_lock(std::string_view t, HeldLock& out) {
     rest = trim_left(rest.substr(17));
   } else if (!rest.starts_with('(')) {
     size_t sp = rest.find(' ');
-    if (sp == std::string_view::npos || !hex_word(rest.substr(0, sp))) return false;
+    if (sp == std::string_view::npos || !text::hex_word(rest.substr(0, sp))) return false;
     out.address = rest.substr(0, sp);
     if (out.address.find_first_not_of('0') == std::string_view::npos) out.address = {};
     rest = trim_left(rest.substr(sp + 1));

@@ -1,16 +1,14 @@
 #include "log_prefix.hpp"
 
+#include "hangscope/text.hpp"
+
 namespace hangscope::ingest {
 
 namespace {
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
-bool lower(char c) { return c >= 'a' && c <= 'z'; }
-bool upper(char c) { return c >= 'A' && c <= 'Z'; }
-
 // Skips digits from i; returns the position after them (== i when there were none).
 size_t digits(std::string_view s, size_t i) {
-  while (i < s.size() && digit(s[i])) ++i;
+  while (i < s.size() && text::ascii_digit(s[i])) ++i;
   return i;
 }
 
@@ -40,7 +38,7 @@ size_t printk_caller(std::string_view s, std::string_view& id) {
 
 // "[Mon Nov 30 02:43:40 2026]" (dmesg -T, ctime layout): returns the length, or 0.
 size_t human_time(std::string_view s) {
-  if (s.size() < 26 || s[0] != '[' || !upper(s[1]) || !upper(s[5]) || s[4] != ' ' ||
+  if (s.size() < 26 || s[0] != '[' || !text::ascii_upper(s[1]) || !text::ascii_upper(s[5]) || s[4] != ' ' ||
       s[8] != ' ' || s[11] != ' ' || s[14] != ':' || s[17] != ':')
     return 0;
   size_t close = s.find(']', 20);
@@ -67,8 +65,8 @@ size_t kmsg_record(std::string_view s, std::string_view& caller) {
 
 // "Nov 30 02:43:40" or "Nov 30 02:43:40.123456" (syslog, journalctl short/-precise).
 size_t syslog_time(std::string_view s) {
-  if (s.size() < 16 || !upper(s[0]) || !lower(s[1]) || !lower(s[2]) || s[3] != ' ' ||
-      s[6] != ' ' || s[9] != ':' || s[12] != ':' || !digit(s[5]) || !digit(s[7]))
+  if (s.size() < 16 || !text::ascii_upper(s[0]) || !text::ascii_lower(s[1]) || !text::ascii_lower(s[2]) || s[3] != ' ' ||
+      s[6] != ' ' || s[9] != ':' || s[12] != ':' || !text::ascii_digit(s[5]) || !text::ascii_digit(s[7]))
     return 0;
   size_t i = 15;
   if (i < s.size() && s[i] == '.') i = digits(s, i + 1);
@@ -77,7 +75,7 @@ size_t syslog_time(std::string_view s) {
 
 // "2026-11-30T02:43:40+0000", "...40.123456+00:00", "...40Z" (short-iso, RFC 3339).
 size_t iso_time(std::string_view s) {
-  if (s.size() < 20 || !digit(s[0]) || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+  if (s.size() < 20 || !text::ascii_digit(s[0]) || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
       s[13] != ':' || s[16] != ':')
     return 0;
   size_t sp = s.find(' ', 19);
@@ -131,7 +129,7 @@ LogLine strip_log_prefix(std::string_view s) {
     return out;
   }
   // /dev/kmsg dictionary lines follow their record, indented by one space.
-  if (digit(s[0])) {
+  if (text::ascii_digit(s[0])) {
     if (size_t k = kmsg_record(s, out.caller)) {
       out.text = s.substr(k);
       out.framing = LogFraming::kmsg;
@@ -139,7 +137,7 @@ LogLine strip_log_prefix(std::string_view s) {
     }
   }
   // journalctl / syslog: a wall-clock time, then host and ident.
-  size_t t = upper(s[0]) ? syslog_time(s) : digit(s[0]) ? iso_time(s) : 0;
+  size_t t = text::ascii_upper(s[0]) ? syslog_time(s) : text::ascii_digit(s[0]) ? iso_time(s) : 0;
   if (t) {
     if (size_t m = journal_tail(s, t, out.foreign)) {
       out.framing = LogFraming::journal;
@@ -161,13 +159,13 @@ LogLine strip_log_prefix(std::string_view s) {
   if (s[0] == '<') {
     size_t d = digits(s, 1);
     if (d > 1 && d < s.size() && s[d] == '>') s.remove_prefix(d + 1);
-  } else if (lower(s[0])) {
+  } else if (text::ascii_lower(s[0])) {
     size_t i = 0;
-    while (i < s.size() && lower(s[i])) ++i;
+    while (i < s.size() && text::ascii_lower(s[i])) ++i;
     while (i < s.size() && s[i] == ' ') ++i;
     if (i < s.size() && s[i] == ':') {
       size_t j = i + 1;
-      while (j < s.size() && lower(s[j])) ++j;
+      while (j < s.size() && text::ascii_lower(s[j])) ++j;
       while (j < s.size() && s[j] == ' ') ++j;
       if (j > i + 1 && j + 1 < s.size() && s[j] == ':' && s[j + 1] == ' ') s.remove_prefix(j + 2);
     }
@@ -205,7 +203,7 @@ LogLine strip_log_prefix(std::string_view s) {
         }
       }
     }
-  } else if (out.framing == LogFraming::none && s[0] == ' ' && s.size() > 1 && upper(s[1])) {
+  } else if (out.framing == LogFraming::none && s[0] == ' ' && s.size() > 1 && text::ascii_upper(s[1])) {
     // A /dev/kmsg dictionary line: " SUBSYSTEM=block".
     size_t eq = s.find('=');
     if (eq != std::string_view::npos && s.find(' ', 1) > eq) out.continuation = true;

@@ -1,13 +1,12 @@
 #include "perf_script_lines.hpp"
 
 #include "text_fields.hpp"
+#include "hangscope/text.hpp"
 
 namespace hangscope::ingest {
 
 namespace {
 
-bool digit(char c) { return c >= '0' && c <= '9'; }
-bool hex(char c) { return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 bool letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
 
 // The words of a line, one at a time.
@@ -28,7 +27,7 @@ struct Words {
 bool is_cpu(std::string_view w) {  // "[001]"
   if (w.size() < 3 || w.front() != '[' || w.back() != ']') return false;
   for (size_t i = 1; i + 1 < w.size(); ++i)
-    if (!digit(w[i])) return false;
+    if (!text::ascii_digit(w[i])) return false;
   return true;
 }
 
@@ -37,7 +36,7 @@ bool is_time(std::string_view w) {  // "1981.284037:"
   size_t dot = w.find('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 2 >= w.size()) return false;
   for (size_t i = 0; i + 1 < w.size(); ++i)
-    if (i != dot && !digit(w[i])) return false;
+    if (i != dot && !text::ascii_digit(w[i])) return false;
   return true;
 }
 
@@ -99,7 +98,7 @@ bool parse_perf_header(std::string_view line, PerfHeader& out) {
     const size_t start = s.find_first_not_of(' ', w.pos);
     std::string_view word = w.next();
     if (word.empty()) break;
-    if (!digit(word[0])) continue;
+    if (!text::ascii_digit(word[0])) continue;
     PerfHeader h;
     if (tid_word(word, h.pid, h.tid) && rest_of_header(w, h)) {
       h.comm = trim(s.substr(0, start));
@@ -114,7 +113,7 @@ bool parse_perf_header(std::string_view line, PerfHeader& out) {
 bool parse_perf_frame(std::string_view line, bool indented, PerfFrame& out) {
   std::string_view s = trim(line);
   size_t i = 0;
-  while (i < s.size() && hex(s[i])) ++i;
+  while (i < s.size() && text::hex_digit(s[i])) ++i;
   if (i == 0 || i > 16 || (i < s.size() && s[i] != ' ')) return false;
   out = PerfFrame{};
   whole_number(s.substr(0, i), out.address, 16);

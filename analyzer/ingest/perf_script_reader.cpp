@@ -28,16 +28,15 @@
 #include "readers.hpp"
 #include "rust_symbols.hpp"
 #include "text_fields.hpp"
+#include "hangscope/text.hpp"
 
 namespace hangscope::ingest {
 
 namespace {
 
-constexpr size_t kMaxFrames = 1024;
+constexpr size_t kMaxSampleFrames = 1024;
 constexpr std::string_view kOffCpu = "offcpu-time";
 constexpr std::string_view kSchedSwitch = "sched:sched_switch";
-
-bool hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
 std::string_view basename(std::string_view path) {
   size_t slash = path.rfind('/');
@@ -73,7 +72,7 @@ std::string_view without_offset(std::string_view s) {
   size_t plus = s.rfind("+0x");
   if (plus == std::string_view::npos || plus == 0 || plus + 3 >= s.size()) return s;
   for (size_t j = plus + 3; j < s.size(); ++j)
-    if (!hex(s[j])) return s;
+    if (!text::lower_hex_digit(s[j])) return s;
   return s.substr(0, plus);
 }
 
@@ -209,7 +208,7 @@ struct PerfLines {
   }
 };
 
-void read_lines(LineReader& in, CaptureBuilder& out, PerfLines& lines);
+void read_perf_lines(LineReader& in, CaptureBuilder& out, PerfLines& lines);
 // The samples of the event that counts into the capture, the others said in its header.
 void add_counted(const PerfLines& lines, const std::string& name, CaptureBuilder& out);
 
@@ -237,7 +236,7 @@ class PerfScriptReader final : public Reader {
   }
   void read(LineReader& in, CaptureBuilder& out) const override {
     PerfLines lines;
-    read_lines(in, out, lines);
+    read_perf_lines(in, out, lines);
     add_counted(lines, in.name(), out);
   }
   // A sample begins after a blank line, which ends the one before: a part read from
@@ -266,7 +265,7 @@ class PerfScriptReader final : public Reader {
   void read_parts(const InputParts& input, CaptureBuilder& out) const override;
 };
 
-void read_lines(LineReader& in, CaptureBuilder& out, PerfLines& lines) {
+void read_perf_lines(LineReader& in, CaptureBuilder& out, PerfLines& lines) {
   std::vector<EventSamples>& events = lines.events;
   auto event_index = [&](std::string_view name) { return lines.event_index(name); };
   struct Pending {
@@ -291,7 +290,7 @@ void read_lines(LineReader& in, CaptureBuilder& out, PerfLines& lines) {
   };
   auto add_frames = [&](std::span<const FrameId> frames) {
     for (FrameId id : frames) {
-      if (p.frames.size() >= kMaxFrames) return out.skip_line(in, true);
+      if (p.frames.size() >= kMaxSampleFrames) return out.skip_line(in, true);
       p.frames.push_back(id);
     }
   };
@@ -369,7 +368,7 @@ void read_lines(LineReader& in, CaptureBuilder& out, PerfLines& lines) {
 // after it in order.
 void PerfScriptReader::read_parts(const InputParts& input, CaptureBuilder& out) const {
   PerfLines lines;
-  read_and_merge(input, out, lines, read_lines,
+  read_and_merge(input, out, lines, read_perf_lines,
                  [&](const Capture&, const MergedIds& ids, const PerfLines& more) {
                    for (const EventSamples& e : more.events)
                      lines.events[lines.event_index(e.name)].add_part(e, ids);

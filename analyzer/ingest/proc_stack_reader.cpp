@@ -24,7 +24,8 @@ bool is_sentinel(std::string_view line) {
   return line.starts_with("[<") && strip_address_prefix(line) == "0xffffffffffffffff";
 }
 
-std::string_view trim(std::string_view s) {
+// Blanks off both ends, and colons off the end (a header line may end in one).
+std::string_view trim_header(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == ':')) s.remove_suffix(1);
   return s;
@@ -36,7 +37,8 @@ size_t leading_number(std::string_view s, int& out) {
   return ec == std::errc() ? static_cast<size_t>(ptr - s.data()) : 0;
 }
 
-struct TaskHeader {
+// The task a stack file or a grep line names.
+struct ProcTask {
   int pid = 0;
   int tid = 0;
   std::string comm;
@@ -44,7 +46,7 @@ struct TaskHeader {
 
 // "/proc/1234", "/proc/1234/stack", "/proc/1234/task/1235/stack": the pid and tid, and
 // the length of the path (0 when `s` does not start with one).
-size_t proc_path(std::string_view s, TaskHeader& h) {
+size_t proc_path(std::string_view s, ProcTask& h) {
   if (!s.starts_with("/proc/")) return 0;
   std::string_view rest = s.substr(6);
   size_t n = leading_number(rest, h.pid);
@@ -62,8 +64,8 @@ size_t proc_path(std::string_view s, TaskHeader& h) {
 }
 
 // Recognises the header lines people put before each stack. Returns false for prose.
-bool parse_header(std::string_view line, TaskHeader& h) {
-  std::string_view s = trim(line);
+bool parse_header(std::string_view line, ProcTask& h) {
+  std::string_view s = trim_header(line);
   // "==> /proc/1/stack <==" (head), "== /proc/1", "--- /proc/1/task/2/stack", "/proc/1:"
   while (!s.empty() && (s.front() == '=' || s.front() == '-' || s.front() == '>' ||
                         s.front() == '#' || s.front() == ' '))
@@ -71,7 +73,7 @@ bool parse_header(std::string_view line, TaskHeader& h) {
   while (!s.empty() && (s.back() == '=' || s.back() == '<' || s.back() == ' ' || s.back() == ':'))
     s.remove_suffix(1);
   if (size_t n = proc_path(s, h)) {
-    std::string_view comm = trim(s.substr(n));
+    std::string_view comm = trim_header(s.substr(n));
     if (comm.size() >= 2 && comm.front() == '(' && comm.back() == ')')
       comm = comm.substr(1, comm.size() - 2);
     if (comm.size() > 16 || (n < s.size() && s[n] != ' ')) return false;
@@ -82,7 +84,7 @@ bool parse_header(std::string_view line, TaskHeader& h) {
   size_t n = leading_number(s, h.pid);
   if (n == 0 || h.pid <= 0 || (n < s.size() && s[n] != ' ')) return false;
   h.tid = h.pid;
-  std::string_view comm = trim(s.substr(n));
+  std::string_view comm = trim_header(s.substr(n));
   if (comm.size() >= 2 && comm.front() == '(' && comm.back() == ')')
     comm = comm.substr(1, comm.size() - 2);
   if (comm.find(' ') != std::string_view::npos && comm.size() > 16) return false;  // prose
@@ -91,7 +93,7 @@ bool parse_header(std::string_view line, TaskHeader& h) {
 }
 
 // "/proc/1234/stack:[<0>] func+0x1/0x2" (grep . /proc/*/stack): the path and the frame.
-bool split_grep_prefix(std::string_view line, TaskHeader& h, std::string_view& frame) {
+bool split_grep_prefix(std::string_view line, ProcTask& h, std::string_view& frame) {
   size_t n = proc_path(line, h);
   if (n == 0 || n >= line.size() || line[n] != ':') return false;
   frame = line.substr(n + 1);
@@ -101,7 +103,7 @@ bool split_grep_prefix(std::string_view line, TaskHeader& h, std::string_view& f
 // Kernel-log traces also hold "[<address>]" frames (before 4.15): "? " frames and a
 // "Call Trace:" line are theirs, never /proc/<pid>/stack's.
 bool is_kernel_log_trace(std::string_view line) {
-  std::string_view t = trim(line);
+  std::string_view t = trim_header(line);
   return t == "Call Trace:" || t.starts_with("? [<") ||
          (t.starts_with("[<") && t.find(">] ? ") != std::string_view::npos);
 }
@@ -116,7 +118,7 @@ class ProcStackReader final : public Reader {
     int frames = 0;
     for (std::string_view l : text::CompleteLines(head)) {  // not a cut last line
       FrameText ft;
-      TaskHeader h;
+      ProcTask h;
       std::string_view grep_frame;
       if (is_kernel_log_trace(l)) return Applicability::no;
       if (split_grep_prefix(l, h, grep_frame)) l = grep_frame;
@@ -129,7 +131,7 @@ class ProcStackReader final : public Reader {
     out.info().unit = WeightUnit::tasks;  // a dump: each task once
     StackTable& stacks = out.stacks();
     std::vector<FrameId> frames;
-    TaskHeader header;
+    ProcTask header;
     auto finish_task = [&] {
       if (frames.empty()) return;
       TaskSample s;
@@ -139,12 +141,12 @@ class ProcStackReader final : public Reader {
       s.comm = out.intern(header.comm);
       out.add_sample(s);
       frames.clear();
-      header = TaskHeader{};
+      header = ProcTask{};
     };
     std::string_view line;
     while (in.next(line)) {
       FrameText ft;
-      TaskHeader grep_header;
+      ProcTask grep_header;
       std::string_view grep_frame;
       if (split_grep_prefix(line, grep_header, grep_frame)) {
         if (grep_header.tid != header.tid || grep_header.pid != header.pid) {
@@ -157,11 +159,11 @@ class ProcStackReader final : public Reader {
         frames.push_back(stacks.intern_frame(ft.function, ft.module));
       } else if (is_sentinel(line)) {
         finish_task();  // the old format ends every stack with it
-      } else if (trim(line).empty()) {
+      } else if (trim_header(line).empty()) {
         finish_task();
       } else {
         finish_task();
-        TaskHeader h;
+        ProcTask h;
         if (parse_header(line, h)) {
           header = std::move(h);
         } else {

@@ -3,11 +3,11 @@
 #include <array>
 #include <utility>
 
+#include "hangscope/text.hpp"
+
 namespace hangscope::ingest {
 
 namespace {
-
-bool hex(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); }
 
 // The escapes of the legacy mangling ("$LT$" for '<', "$u20$" for a space).
 constexpr std::array<std::pair<std::string_view, char>, 20> kEscapes = {{
@@ -25,7 +25,7 @@ bool demangle_rust_legacy(std::string_view s, std::string& out) {
   if (s.size() <= kHash + 2 || s[s.size() - kHash] != 'h' || s.substr(s.size() - kHash - 2, 2) != "::")
     return false;
   for (size_t i = s.size() - kHash + 1; i < s.size(); ++i)
-    if (!hex(s[i])) return false;
+    if (!text::lower_hex_digit(s[i])) return false;
   s.remove_suffix(kHash + 2);
   if (s.starts_with("_$")) s.remove_prefix(1);  // a path that began with an escape
   out.clear();

@@ -64,7 +64,7 @@ std::vector<Placed> place(const FlameTree& tree, double min_weight, FrameOrder o
   return out;
 }
 
-std::string percent(double x) { return fmt::format("{:.4f}%", x * 100); }
+std::string svg_percent(double x) { return fmt::format("{:.4f}%", x * 100); }
 
 // Red for growth, blue for shrinking, saturation by the change relative to the largest.
 std::string change_fill(const FlameComparison& c, uint32_t node) {
@@ -98,7 +98,7 @@ void legend(Out out, const Palette& palette, unsigned width, size_t& rows) {
                    "<g class=\"hs-key\"><rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" "
                    "fill=\"{}\" transform=\"translate(10,0)\"/><text x=\"{}\" dx=\"28\" "
                    "y=\"{}\">{}</text></g>\n",
-                   percent(x), y, fill, percent(x), y + 10, label);
+                   svg_percent(x), y, fill, svg_percent(x), y + 10, label);
     ++i;
   };
   auto share = [](double s) {
@@ -130,7 +130,7 @@ void change_legend(Out out, size_t& rows) {
                    "<g class=\"hs-key\"><rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" "
                    "fill=\"{}\" transform=\"translate(10,0)\"/><text x=\"{}\" dx=\"28\" "
                    "y=\"{}\">{}</text></g>\n",
-                   percent(i / 3.0), kLegendY, entries[i][0], percent(i / 3.0), kLegendY + 10,
+                   svg_percent(i / 3.0), kLegendY, entries[i][0], svg_percent(i / 3.0), kLegendY + 10,
                    entries[i][1]);
   fmt::format_to(out, "</g>\n");
   rows = 1;
@@ -305,12 +305,12 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
         out,
         "\n{} {} ({:.2f}%){}</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
         n.weight, unit_name(sum), w * 100, on_cpu ? "\non CPU (running, not blocked)" : "",
-        percent(x), y, percent(w),
+        svg_percent(x), y, svg_percent(w),
         FlameLayout::kFrameHeight - 1, fill);
     const double px = w * width;
     std::string label =
         fit_label(name, px > 6 ? static_cast<size_t>((px - 6) / FlameLayout::kCharWidth) : 0);
-    fmt::format_to(out, "<text x=\"{}\" dx=\"3\" y=\"{}\">", percent(x), y + 11);
+    fmt::format_to(out, "<text x=\"{}\" dx=\"3\" y=\"{}\">", svg_percent(x), y + 11);
     append_xml(svg, label);
     svg += "</text></g>\n";
   }

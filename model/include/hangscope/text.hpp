@@ -15,6 +15,15 @@ namespace hangscope::text {
 
 inline bool blank(char c) { return c == ' ' || c == '\t'; }
 
+// ASCII classes, without <cctype>'s locale and its int arguments.
+inline bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
+inline bool ascii_lower(char c) { return c >= 'a' && c <= 'z'; }
+inline bool ascii_upper(char c) { return c >= 'A' && c <= 'Z'; }
+inline bool hex_digit(char c) {
+  return ascii_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+inline bool lower_hex_digit(char c) { return ascii_digit(c) || (c >= 'a' && c <= 'f'); }
+
 inline std::string_view trim_left(std::string_view s) {
   while (!s.empty() && blank(s.front())) s.remove_prefix(1);
   return s;
@@ -39,6 +48,12 @@ bool whole_number(std::string_view s, T& out, int base = 10) {
   else
     r = std::from_chars(s.data(), s.data() + s.size(), out, base);
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
+}
+
+// A word of hexadecimal digits that fits 64 bits (an address, a lock's key).
+inline bool hex_word(std::string_view s) {
+  uint64_t v = 0;
+  return whole_number(s, v, 16);
 }
 
 // The lines of a text, each without its '\n' and without a '\r' before it (as LineReader
