@@ -359,9 +359,10 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
   // Equal prefixes mean equal first frames and lengths of at least kPrefix, or equal
   // stacks: the rest is compared from there.
   const size_t skip = packed ? kPrefix : 0;
-  // "blocked" before "on CPU", as alphabetical siblings are. Sorting is a third of the
-  // tree's time on large inputs: on every thread there, where leaves are many.
-  const unsigned sort_threads = leaves.size() >= kLeavesForThreads ? thread_count(options.threads) : 1;
+  // "blocked" before "on CPU", as alphabetical siblings are. Sorting is more than half of
+  // the tree's time on large inputs (the kernel shape of bench/): on every thread there.
+  const unsigned sort_threads =
+      leaves.size() >= kLeavesForThreads ? thread_count(options.threads) : 1;
   sort_on_threads(leaves.begin(), leaves.end(), [&](const Leaf& a, const Leaf& b) {
     if (a.on_cpu != b.on_cpu) return a.on_cpu < b.on_cpu;
     if (a.top != b.top) return a.top < b.top;
