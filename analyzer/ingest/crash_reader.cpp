@@ -17,7 +17,6 @@
 #include "hangscope/frame_text.hpp"
 #include "readers.hpp"
 #include "text_fields.hpp"
-#include "hangscope/text.hpp"
 
 namespace hangscope::ingest {
 
@@ -54,7 +53,7 @@ bool parse_header(std::string_view s, Header& h) {
   if (!whole_number(trim(s.substr(4, task - 4)), h.pid)) return false;
   std::string_view mid = s.substr(task + 7, cmd - task - 7);
   size_t sp = mid.find(' ');
-  if (!text::hex_word(mid.substr(0, sp))) return false;
+  if (!hex_word(mid.substr(0, sp))) return false;
   if (size_t open = mid.find(" ["); open != std::string_view::npos && open + 3 < mid.size() &&
                                     mid[open + 3] == ']')
     h.state = mid[open + 2];
@@ -67,17 +66,17 @@ bool parse_frame(std::string_view s, FrameText& ft) {
   s = trim(s);
   if (s.size() < 4 || s[0] != '#') return false;
   size_t i = 1;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+  while (i < s.size() && ascii_digit(s[i])) ++i;
   if (i == 1 || s.substr(i, 2) != " [") return false;
   size_t close = s.find(']', i);
-  if (close == std::string_view::npos || !text::hex_word(s.substr(i + 2, close - i - 2))) return false;
+  if (close == std::string_view::npos || !hex_word(s.substr(i + 2, close - i - 2))) return false;
   std::string_view rest = trim(s.substr(close + 1));
   size_t at = rest.find(" at ");
   if (at == std::string_view::npos) return false;
   std::string_view func = rest.substr(0, at);
   std::string_view tail = rest.substr(at + 4);
   size_t sp = tail.find(' ');
-  if (!text::hex_word(tail.substr(0, sp))) return false;
+  if (!hex_word(tail.substr(0, sp))) return false;
   std::string_view module;
   if (sp != std::string_view::npos) {
     std::string_view m = trim(tail.substr(sp));

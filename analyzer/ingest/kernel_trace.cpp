@@ -5,7 +5,6 @@
 #include <string>
 
 #include "text_fields.hpp"
-#include "hangscope/text.hpp"
 
 namespace hangscope::ingest {
 
@@ -76,7 +75,7 @@ bool take_location_chain(std::string_view& s, std::string_view& location) {
 bool identifier(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s)
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || text::ascii_digit(c) || c == '_' || c == '-'))
+    if (!(ascii_lower(c) || ascii_upper(c) || ascii_digit(c) || c == '_' || c == '-'))
       return false;
   return true;
 }
@@ -146,7 +145,7 @@ bool bracketed_word(std::string_view& s) {
   size_t close = s.find(']');
   if (close == std::string_view::npos || close < 9 || close > 17) return false;
   for (size_t i = 1; i < close; ++i)
-    if (!text::hex_digit(s[i])) return false;
+    if (!hex_digit(s[i])) return false;
   s = trim_left(s.substr(close + 1));
   return true;
 }
@@ -178,7 +177,7 @@ bool parse_trace_frame(std::string_view s, TraceFrame& out) {
     size_t close = s.find(">]");
     if (close == std::string_view::npos) return false;
     for (size_t i = 2; i < close; ++i)
-      if (!text::hex_digit(s[i])) return false;
+      if (!hex_digit(s[i])) return false;
     s = trim_left(s.substr(close + 2));
     address = true;
     if (question(s)) out.unreliable = true;
@@ -244,7 +243,7 @@ bool parse_arm_frames(std::string_view s, TraceFrame& callee, TraceFrame& caller
       size_t close = t.find(">]");
       if (close == std::string_view::npos) return false;
       for (size_t i = 2; i < close; ++i)
-        if (!text::hex_digit(t[i])) return false;
+        if (!hex_digit(t[i])) return false;
       t = trim_left(t.substr(close + 2));
       address = true;
     }
@@ -267,7 +266,7 @@ bool is_stack_marker(std::string_view s) {
   if (!s.empty() && s.front() == '#') s.remove_prefix(1);  // <#DF>, <#MC>, <#VC>
   if (s.empty() || s.size() > 20) return false;
   for (char c : s)
-    if (!text::ascii_upper(c) && c != '_' && !text::ascii_digit(c)) return false;
+    if (!ascii_upper(c) && c != '_' && !ascii_digit(c)) return false;
   return true;
 }
 
@@ -279,7 +278,7 @@ bool stack_words(std::string_view s) {
   size_t words = 0;
   while (!s.empty()) {
     size_t n = 0;
-    while (n < s.size() && text::hex_digit(s[n])) ++n;
+    while (n < s.size() && hex_digit(s[n])) ++n;
     if (n != 8 && n != 16) return false;
     ++words;
     s = trim_left(s.substr(n));
@@ -298,20 +297,21 @@ bool other_arch_noise(std::string_view s) {
       "Krnl Code", "User PSW", "User GPRS", "pstate:", "pc : ", "lr : ", "sp : "};
   for (std::string_view p : kPrefixes)
     if (s.starts_with(p)) return true;
-  if (s.starts_with("GPR") && s.size() > 6 && text::ascii_digit(s[3]) && text::ascii_digit(s[4]) && s[5] == ':') return true;
+  if (s.starts_with("GPR") && s.size() > 6 && ascii_digit(s[3]) && ascii_digit(s[4]) && s[5] == ':')
+    return true;
   // arm64 "x29: ffff800081d13b70 x28: ..."; arm32 "r6:00000000 r5:c06c1b68".
-  if ((s[0] == 'x' || s[0] == 'r') && s.size() > 3 && text::ascii_digit(s[1])) {
+  if ((s[0] == 'x' || s[0] == 'r') && s.size() > 3 && ascii_digit(s[1])) {
     size_t colon = s.find(':');
     if (colon != std::string_view::npos && colon <= 3) {
       for (size_t i = 1; i < colon; ++i)
-        if (!text::ascii_digit(s[i])) return false;
+        if (!ascii_digit(s[i])) return false;
       return true;
     }
   }
   // arm32's exception stack words: "1f60: 00000000 00000000 ...", "bfa0:        00000000 ...".
   if (s.size() > 14 && s[4] == ':' && s[5] == ' ') {
     for (size_t i = 0; i < 4; ++i)
-      if (!text::hex_digit(s[i])) return false;
+      if (!hex_digit(s[i])) return false;
     return stack_words(s.substr(5));
   }
   return false;
@@ -325,7 +325,8 @@ bool is_register_or_stack_words(std::string_view s) {
   if (other_arch_noise(s)) return true;
   // "RIP: ", "R13: ", "Code: ", "CR2: ", "CS:  0010 DS: ...", "PKRU: 55555554"
   size_t i = 0;
-  while (i < s.size() && i < 5 && (text::ascii_upper(s[i]) || text::ascii_digit(s[i]) || (i > 0 && s[i] >= 'a' && s[i] <= 'z')))
+  while (i < s.size() && i < 5 &&
+         (ascii_upper(s[i]) || ascii_digit(s[i]) || (i > 0 && ascii_lower(s[i]))))
     ++i;
   if (i >= 2 && i < s.size() && s[i] == ':' && (i + 1 == s.size() || s[i + 1] == ' ')) {
     std::string_view key = s.substr(0, i);
@@ -333,7 +334,7 @@ bool is_register_or_stack_words(std::string_view s) {
     if (key.size() > 3 || std::string_view("RECDFGS").find(key[0]) == std::string_view::npos)
       return false;
     for (char c : key)
-      if (!text::ascii_upper(c) && !text::ascii_digit(c)) return false;
+      if (!ascii_upper(c) && !ascii_digit(c)) return false;
     return true;
   }
   return stack_words(s);

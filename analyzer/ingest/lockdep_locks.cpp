@@ -6,7 +6,6 @@
 #include <unordered_map>
 
 #include "text_fields.hpp"
-#include "hangscope/text.hpp"
 
 namespace hangscope::ingest {
 
@@ -112,7 +111,7 @@ bool parse_held_lock(std::string_view t, HeldLock& out) {
     rest = trim_left(rest.substr(17));
   } else if (!rest.starts_with('(')) {
     size_t sp = rest.find(' ');
-    if (sp == std::string_view::npos || !text::hex_word(rest.substr(0, sp))) return false;
+    if (sp == std::string_view::npos || !hex_word(rest.substr(0, sp))) return false;
     out.address = rest.substr(0, sp);
     if (out.address.find_first_not_of('0') == std::string_view::npos) out.address = {};
     rest = trim_left(rest.substr(sp + 1));

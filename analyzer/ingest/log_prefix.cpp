@@ -1,6 +1,6 @@
 #include "log_prefix.hpp"
 
-#include "hangscope/text.hpp"
+#include "text_fields.hpp"
 
 namespace hangscope::ingest {
 
@@ -8,7 +8,7 @@ namespace {
 
 // Skips digits from i; returns the position after them (== i when there were none).
 size_t digits(std::string_view s, size_t i) {
-  while (i < s.size() && text::ascii_digit(s[i])) ++i;
+  while (i < s.size() && ascii_digit(s[i])) ++i;
   return i;
 }
 
@@ -38,7 +38,7 @@ size_t printk_caller(std::string_view s, std::string_view& id) {
 
 // "[Mon Nov 30 02:43:40 2026]" (dmesg -T, ctime layout): returns the length, or 0.
 size_t human_time(std::string_view s) {
-  if (s.size() < 26 || s[0] != '[' || !text::ascii_upper(s[1]) || !text::ascii_upper(s[5]) || s[4] != ' ' ||
+  if (s.size() < 26 || s[0] != '[' || !ascii_upper(s[1]) || !ascii_upper(s[5]) || s[4] != ' ' ||
       s[8] != ' ' || s[11] != ' ' || s[14] != ':' || s[17] != ':')
     return 0;
   size_t close = s.find(']', 20);
@@ -65,8 +65,9 @@ size_t kmsg_record(std::string_view s, std::string_view& caller) {
 
 // "Nov 30 02:43:40" or "Nov 30 02:43:40.123456" (syslog, journalctl short/-precise).
 size_t syslog_time(std::string_view s) {
-  if (s.size() < 16 || !text::ascii_upper(s[0]) || !text::ascii_lower(s[1]) || !text::ascii_lower(s[2]) || s[3] != ' ' ||
-      s[6] != ' ' || s[9] != ':' || s[12] != ':' || !text::ascii_digit(s[5]) || !text::ascii_digit(s[7]))
+  if (s.size() < 16 || !ascii_upper(s[0]) || !ascii_lower(s[1]) || !ascii_lower(s[2]) ||
+      s[3] != ' ' || s[6] != ' ' || s[9] != ':' || s[12] != ':' || !ascii_digit(s[5]) ||
+      !ascii_digit(s[7]))
     return 0;
   size_t i = 15;
   if (i < s.size() && s[i] == '.') i = digits(s, i + 1);
@@ -75,7 +76,7 @@ size_t syslog_time(std::string_view s) {
 
 // "2026-11-30T02:43:40+0000", "...40.123456+00:00", "...40Z" (short-iso, RFC 3339).
 size_t iso_time(std::string_view s) {
-  if (s.size() < 20 || !text::ascii_digit(s[0]) || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
+  if (s.size() < 20 || !ascii_digit(s[0]) || s[4] != '-' || s[7] != '-' || s[10] != 'T' ||
       s[13] != ':' || s[16] != ':')
     return 0;
   size_t sp = s.find(' ', 19);
@@ -129,7 +130,7 @@ LogLine strip_log_prefix(std::string_view s) {
     return out;
   }
   // /dev/kmsg dictionary lines follow their record, indented by one space.
-  if (text::ascii_digit(s[0])) {
+  if (ascii_digit(s[0])) {
     if (size_t k = kmsg_record(s, out.caller)) {
       out.text = s.substr(k);
       out.framing = LogFraming::kmsg;
@@ -137,7 +138,7 @@ LogLine strip_log_prefix(std::string_view s) {
     }
   }
   // journalctl / syslog: a wall-clock time, then host and ident.
-  size_t t = text::ascii_upper(s[0]) ? syslog_time(s) : text::ascii_digit(s[0]) ? iso_time(s) : 0;
+  size_t t = ascii_upper(s[0]) ? syslog_time(s) : ascii_digit(s[0]) ? iso_time(s) : 0;
   if (t) {
     if (size_t m = journal_tail(s, t, out.foreign)) {
       out.framing = LogFraming::journal;
@@ -159,13 +160,13 @@ LogLine strip_log_prefix(std::string_view s) {
   if (s[0] == '<') {
     size_t d = digits(s, 1);
     if (d > 1 && d < s.size() && s[d] == '>') s.remove_prefix(d + 1);
-  } else if (text::ascii_lower(s[0])) {
+  } else if (ascii_lower(s[0])) {
     size_t i = 0;
-    while (i < s.size() && text::ascii_lower(s[i])) ++i;
+    while (i < s.size() && ascii_lower(s[i])) ++i;
     while (i < s.size() && s[i] == ' ') ++i;
     if (i < s.size() && s[i] == ':') {
       size_t j = i + 1;
-      while (j < s.size() && text::ascii_lower(s[j])) ++j;
+      while (j < s.size() && ascii_lower(s[j])) ++j;
       while (j < s.size() && s[j] == ' ') ++j;
       if (j > i + 1 && j + 1 < s.size() && s[j] == ':' && s[j + 1] == ' ') s.remove_prefix(j + 2);
     }
@@ -203,7 +204,7 @@ LogLine strip_log_prefix(std::string_view s) {
         }
       }
     }
-  } else if (out.framing == LogFraming::none && s[0] == ' ' && s.size() > 1 && text::ascii_upper(s[1])) {
+  } else if (out.framing == LogFraming::none && s[0] == ' ' && s.size() > 1 && ascii_upper(s[1])) {
     // A /dev/kmsg dictionary line: " SUBSYSTEM=block".
     size_t eq = s.find('=');
     if (eq != std::string_view::npos && s.find(' ', 1) > eq) out.continuation = true;

@@ -1,13 +1,12 @@
 #include "perf_script_lines.hpp"
 
 #include "text_fields.hpp"
-#include "hangscope/text.hpp"
 
 namespace hangscope::ingest {
 
 namespace {
 
-bool letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool letter(char c) { return ascii_lower(c) || ascii_upper(c) || c == '_'; }
 
 // The words of a line, one at a time.
 struct Words {
@@ -27,7 +26,7 @@ struct Words {
 bool is_cpu(std::string_view w) {  // "[001]"
   if (w.size() < 3 || w.front() != '[' || w.back() != ']') return false;
   for (size_t i = 1; i + 1 < w.size(); ++i)
-    if (!text::ascii_digit(w[i])) return false;
+    if (!ascii_digit(w[i])) return false;
   return true;
 }
 
@@ -36,7 +35,7 @@ bool is_time(std::string_view w) {  // "1981.284037:"
   size_t dot = w.find('.');
   if (dot == std::string_view::npos || dot == 0 || dot + 2 >= w.size()) return false;
   for (size_t i = 0; i + 1 < w.size(); ++i)
-    if (i != dot && !text::ascii_digit(w[i])) return false;
+    if (i != dot && !ascii_digit(w[i])) return false;
   return true;
 }
 
@@ -98,7 +97,7 @@ bool parse_perf_header(std::string_view line, PerfHeader& out) {
     const size_t start = s.find_first_not_of(' ', w.pos);
     std::string_view word = w.next();
     if (word.empty()) break;
-    if (!text::ascii_digit(word[0])) continue;
+    if (!ascii_digit(word[0])) continue;
     PerfHeader h;
     if (tid_word(word, h.pid, h.tid) && rest_of_header(w, h)) {
       h.comm = trim(s.substr(0, start));
@@ -113,7 +112,7 @@ bool parse_perf_header(std::string_view line, PerfHeader& out) {
 bool parse_perf_frame(std::string_view line, bool indented, PerfFrame& out) {
   std::string_view s = trim(line);
   size_t i = 0;
-  while (i < s.size() && text::hex_digit(s[i])) ++i;
+  while (i < s.size() && hex_digit(s[i])) ++i;
   if (i == 0 || i > 16 || (i < s.size() && s[i] != ' ')) return false;
   out = PerfFrame{};
   whole_number(s.substr(0, i), out.address, 16);

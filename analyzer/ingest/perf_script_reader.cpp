@@ -28,7 +28,6 @@
 #include "readers.hpp"
 #include "rust_symbols.hpp"
 #include "text_fields.hpp"
-#include "hangscope/text.hpp"
 
 namespace hangscope::ingest {
 
@@ -72,7 +71,7 @@ std::string_view without_offset(std::string_view s) {
   size_t plus = s.rfind("+0x");
   if (plus == std::string_view::npos || plus == 0 || plus + 3 >= s.size()) return s;
   for (size_t j = plus + 3; j < s.size(); ++j)
-    if (!text::lower_hex_digit(s[j])) return s;
+    if (!lower_hex_digit(s[j])) return s;
   return s.substr(0, plus);
 }
 

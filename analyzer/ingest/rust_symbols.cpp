@@ -3,7 +3,7 @@
 #include <array>
 #include <utility>
 
-#include "hangscope/text.hpp"
+#include "text_fields.hpp"
 
 namespace hangscope::ingest {
 
@@ -25,7 +25,7 @@ bool demangle_rust_legacy(std::string_view s, std::string& out) {
   if (s.size() <= kHash + 2 || s[s.size() - kHash] != 'h' || s.substr(s.size() - kHash - 2, 2) != "::")
     return false;
   for (size_t i = s.size() - kHash + 1; i < s.size(); ++i)
-    if (!text::lower_hex_digit(s[i])) return false;
+    if (!lower_hex_digit(s[i])) return false;
   s.remove_suffix(kHash + 2);
   if (s.starts_with("_$")) s.remove_prefix(1);  // a path that began with an escape
   out.clear();

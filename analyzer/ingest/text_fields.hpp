@@ -13,7 +13,13 @@
 
 namespace hangscope::ingest {
 
+using text::ascii_digit;
+using text::ascii_lower;
+using text::ascii_upper;
 using text::blank;
+using text::hex_digit;
+using text::hex_word;
+using text::lower_hex_digit;
 using text::trim;
 using text::trim_left;
 using text::trim_right;
