@@ -115,25 +115,25 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
   // in them, from a second pass over the samples for those stacks only.
   constexpr uint32_t kNotTop = UINT32_MAX;
   std::vector<uint32_t> top_slot(stack_weight.size(), kNotTop);
-  std::vector<StackSummary*> tops;
+  uint32_t tops = 0;
   for (auto& [stack, w] : sum.stack_weights) {
     GroupSummary& gs = groups[cls.group(stack)];
     if (gs.top_stacks.size() < opt.top_stacks) {
       gs.top_stacks.push_back({stack, w, {}});
-      top_slot[stack] = static_cast<uint32_t>(tops.size());
-      tops.push_back(nullptr);
+      top_slot[stack] = tops++;
     }
   }
-  for (GroupSummary& gs : groups)
-    for (StackSummary& top : gs.top_stacks) tops[top_slot[top.stack]] = &top;
-  if (opt.examples > 0 && !tops.empty())
+  std::vector<std::vector<TaskExample>> examples(tops);
+  if (opt.examples > 0 && tops > 0)
     for (const TaskSample& s : capture.samples) {
       if (top_slot[s.stack] == kNotTop) continue;
-      std::vector<TaskExample>& ex = tops[top_slot[s.stack]]->examples;
+      std::vector<TaskExample>& ex = examples[top_slot[s.stack]];
       if (ex.size() < opt.examples &&
           std::none_of(ex.begin(), ex.end(), [&](const TaskExample& e) { return e.tid == s.tid; }))
         ex.push_back({s.pid, s.tid, s.comm});
     }
+  for (GroupSummary& gs : groups)
+    for (StackSummary& top : gs.top_stacks) top.examples = std::move(examples[top_slot[top.stack]]);
   // On CPU: seconds where every running sample's are known, else weights; cores over
   // the time of the inputs that have running samples.
   cpu.seconds_known = cpu.seconds_known && sum.running_weight > 0;
