@@ -21,11 +21,12 @@ constexpr size_t kMaxDepth = UINT16_MAX;
 
 // Ranks of names in alphabetical order; equal names share a rank.
 template <typename Key, typename Less, typename Equal>
-std::vector<uint32_t> ranks(size_t n, Key key, Less less, Equal equal) {
+std::vector<uint32_t> ranks(size_t n, Key key, Less less, Equal equal, unsigned threads = 1) {
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](uint32_t a, uint32_t b) { return less(key(a), key(b)); });
+  sort_on_threads(
+      order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return less(key(a), key(b)); },
+      threads);
   std::vector<uint32_t> rank(n);
   uint32_t r = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -50,8 +51,14 @@ struct Leaf {
 // compared without reaching into the stack table.
 constexpr size_t kPrefix = 4;
 
-// Fewer leaves than this are sorted on one thread.
+// Fewer leaves (or stacks, or frames) than this are sorted, summed and compared on one
+// thread.
 constexpr size_t kLeavesForThreads = 1 << 16;
+
+// Threads for work on `n` leaves, stacks or frames.
+unsigned threads_for(size_t n, unsigned threads) {
+  return n >= kLeavesForThreads ? thread_count(threads) : 1;
+}
 
 // The weight of each wait group under one open node. Most nodes (deep ones) hold one
 // group, kept inline; a hash map is made only where groups meet. Merging a closed node
@@ -127,12 +134,17 @@ struct Opened {
 
 template <typename Shared, typename Levels, typename Weight>
 std::vector<Opened> opened_levels(size_t n, Shared shared, Levels levels, Weight weight,
-                                  double min_weight) {
+                                  double min_weight, unsigned threads) {
   std::vector<Opened> out(n);
-  for (size_t k = 0; k < n; ++k) {
-    out[k].common = static_cast<uint16_t>(k ? shared(k) : 0);
-    out[k].levels = static_cast<uint16_t>(levels(k));
-  }
+  // Comparing each path with the one before walks both: on every thread.
+  const size_t parts = threads_for(n, threads);
+  run_parts(parts, [&](size_t part) {
+    const PartRange range = part_range(n, parts, part);
+    for (size_t k = range.begin; k < range.end; ++k) {
+      out[k].common = static_cast<uint16_t>(k ? shared(k) : 0);
+      out[k].levels = static_cast<uint16_t>(levels(k));
+    }
+  });
   if (min_weight <= 0 || n == 0) return out;
 
   // The node at level i that leaf k opens holds leaves [k, e): e is the first leaf after
@@ -145,7 +157,7 @@ std::vector<Opened> opened_levels(size_t n, Shared shared, Levels levels, Weight
   constexpr uint16_t kNone = UINT16_MAX;
   std::vector<uint16_t> narrow(n, kNone);  // leaf k's first narrow level, if it opens one
   struct Record {
-    int shared;    // levels leaf `leaf` shares with the one before; -1 past the last leaf
+    int shared;  // levels leaf `leaf` shares with the one before; -1 past the last leaf
     uint32_t leaf;
   };
   std::vector<Record> records{{-1, static_cast<uint32_t>(n)}};  // bottom: farthest
@@ -297,7 +309,20 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
       },
       [](const Frame& a, const Frame& b) {
         return a.function == b.function && a.module == b.module && a.kind == b.kind;
-      });
+      },
+      threads_for(st.frame_count(), options.threads));
+
+  // The ranks + 1 of a stack's outermost kPrefix frames, packed for the sort, when every
+  // rank fits 16 bits.
+  const bool packed = st.frame_count() < UINT16_MAX;
+  auto prefix = [&](StackId stack) {
+    uint64_t p = 0;
+    if (!packed) return p;
+    auto f = st.stack(stack);
+    for (size_t i = 0; i < kPrefix; ++i)
+      p = (p << 16) | (i < f.size() ? frame_rank[f[f.size() - 1 - i]] + 1 : 0);
+    return p;
+  };
 
   // Running tasks apart from the others, where there are both.
   bool any_running = false, any_other = false;
@@ -315,10 +340,10 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
   if (options.root == FlameRoot::comm) {
     std::unordered_map<uint64_t, uint32_t> index;
     for (const TaskSample& s : capture.samples) {
-      auto [it, added] = index.try_emplace(
-          (uint64_t{s.comm} << 33) | (uint64_t{s.stack} << 1) | on_cpu(s),
-          static_cast<uint32_t>(leaves.size()));
-      if (added) leaves.push_back({0, s.comm, s.stack, 0, 0, 0, on_cpu(s)});
+      auto [it, added] =
+          index.try_emplace((uint64_t{s.comm} << 33) | (uint64_t{s.stack} << 1) | on_cpu(s),
+                            static_cast<uint32_t>(leaves.size()));
+      if (added) leaves.push_back({0, s.comm, s.stack, 0, 0, prefix(s.stack), on_cpu(s)});
       leaves[it->second].weight += s.weight;
       leaves[it->second].timed += timed(s);
     }
@@ -327,54 +352,68 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
         std::equal_to<>());
     for (Leaf& l : leaves) l.top = comm_rank[l.top_key];
   } else {
-    // Indexed by stack * 2 + on CPU.
-    std::vector<uint64_t> weight(2 * st.stack_count(), 0), timed_weight(2 * st.stack_count(), 0);
-    for (const TaskSample& s : capture.samples) {
-      weight[2 * s.stack + on_cpu(s)] += s.weight;
-      timed_weight[2 * s.stack + on_cpu(s)] += timed(s);
-    }
     std::vector<uint32_t> group_rank;
     if (options.root == FlameRoot::group)
       group_rank = ranks(
           cls.groups.size(), [&](uint32_t g) { return std::string_view(cls.groups[g].name); },
           std::less<>(), std::equal_to<>());
-    for (size_t i = 0; i < weight.size(); ++i) {
-      if (weight[i] == 0) continue;
-      const auto s = static_cast<StackId>(i / 2);
-      uint32_t g = cls.group(s);
-      bool by_group = options.root == FlameRoot::group;
-      leaves.push_back({by_group ? group_rank[g] : 0, by_group ? g : 0, s, weight[i],
-                        timed_weight[i], 0, static_cast<uint32_t>(i % 2)});
+    const bool by_group = options.root == FlameRoot::group;
+    // The stacks in parts, each part's samples summed on a thread of its own into a table
+    // indexed by stack * 2 + on CPU, and its leaves laid after the earlier parts'.
+    const size_t stacks = st.stack_count();
+    const size_t parts = threads_for(stacks, options.threads);
+    std::vector<std::vector<Leaf>> part_leaves(parts);
+    run_parts(parts, [&](size_t part) {
+      const PartRange range = part_range(stacks, parts, part);
+      const size_t first = 2 * range.begin;
+      std::vector<uint64_t> weight(2 * (range.end - range.begin), 0),
+          timed_weight(weight.size(), 0);
+      for (const TaskSample& s : capture.samples) {
+        if (s.stack < range.begin || s.stack >= range.end) continue;
+        weight[2 * s.stack + on_cpu(s) - first] += s.weight;
+        timed_weight[2 * s.stack + on_cpu(s) - first] += timed(s);
+      }
+      std::vector<Leaf>& out = part_leaves[part];
+      for (size_t i = 0; i < weight.size(); ++i) {
+        if (weight[i] == 0) continue;
+        const auto s = static_cast<StackId>((first + i) / 2);
+        uint32_t g = cls.group(s);
+        out.push_back({by_group ? group_rank[g] : 0, by_group ? g : 0, s, weight[i],
+                       timed_weight[i], prefix(s), static_cast<uint32_t>(i % 2)});
+      }
+    });
+    if (parts == 1) {
+      leaves = std::move(part_leaves.front());
+    } else {
+      size_t n = 0;
+      for (const std::vector<Leaf>& p : part_leaves) n += p.size();
+      leaves.reserve(n);
+      for (const std::vector<Leaf>& p : part_leaves)
+        leaves.insert(leaves.end(), p.begin(), p.end());
     }
   }
 
-  const bool packed = st.frame_count() < UINT16_MAX;
-  if (packed) {
-    for (Leaf& l : leaves) {
-      auto f = st.stack(l.stack);
-      for (size_t i = 0; i < kPrefix; ++i)
-        l.prefix = (l.prefix << 16) | (i < f.size() ? frame_rank[f[f.size() - 1 - i]] + 1 : 0);
-    }
-  }
   // Equal prefixes mean equal first frames and lengths of at least kPrefix, or equal
   // stacks: the rest is compared from there.
   const size_t skip = packed ? kPrefix : 0;
   // "blocked" before "on CPU", as alphabetical siblings are. Sorting is more than half of
   // the tree's time on large inputs (the kernel shape of bench/): on every thread there.
-  const unsigned sort_threads =
-      leaves.size() >= kLeavesForThreads ? thread_count(options.threads) : 1;
-  sort_on_threads(leaves.begin(), leaves.end(), [&](const Leaf& a, const Leaf& b) {
-    if (a.on_cpu != b.on_cpu) return a.on_cpu < b.on_cpu;
-    if (a.top != b.top) return a.top < b.top;
-    if (a.prefix != b.prefix) return a.prefix < b.prefix;
-    auto fa = st.stack(a.stack), fb = st.stack(b.stack);
-    size_t n = std::min(fa.size(), fb.size());
-    for (size_t i = skip + 1; i <= n; ++i) {
-      uint32_t ra = frame_rank[fa[fa.size() - i]], rb = frame_rank[fb[fb.size() - i]];
-      if (ra != rb) return ra < rb;
-    }
-    return fa.size() < fb.size();
-  }, sort_threads);
+  const unsigned sort_threads = threads_for(leaves.size(), options.threads);
+  sort_on_threads(
+      leaves.begin(), leaves.end(),
+      [&](const Leaf& a, const Leaf& b) {
+        if (a.on_cpu != b.on_cpu) return a.on_cpu < b.on_cpu;
+        if (a.top != b.top) return a.top < b.top;
+        if (a.prefix != b.prefix) return a.prefix < b.prefix;
+        auto fa = st.stack(a.stack), fb = st.stack(b.stack);
+        size_t n = std::min(fa.size(), fb.size());
+        for (size_t i = skip + 1; i <= n; ++i) {
+          uint32_t ra = frame_rank[fa[fa.size() - i]], rb = frame_rank[fb[fb.size() - i]];
+          if (ra != rb) return ra < rb;
+        }
+        return fa.size() < fb.size();
+      },
+      sort_threads);
 
   // A leaf's levels under the root: on CPU or not (split trees), the comm or group,
   // then its frames root first.
@@ -408,7 +447,7 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
   const std::vector<Opened> opened = opened_levels(
       leaves.size(), [&](size_t k) { return shared(leaves[k - 1], leaves[k]); },
       [&](size_t k) { return level_count(leaves[k]); }, [&](size_t k) { return leaves[k].weight; },
-      options.min_share * static_cast<double>(total));
+      options.min_share * static_cast<double>(total), sort_threads);
   // Count the nodes first, so that the tree is allocated once at its final size (a
   // growing vector would briefly need three times the memory).
   size_t count = 1;

@@ -297,15 +297,16 @@ Classification merged(std::vector<Classification>& parts) {
 
 Classification classify(const StackTable& stacks, const RuleSet& rules, unsigned threads) {
   const CompiledRules compiled(rules);
-  const FrameIndex index(compiled, stacks);
+  threads = thread_count(threads);
+  const FrameIndex index(compiled, stacks, threads);
   const size_t n = stacks.stack_count();
-  const size_t parts = std::clamp<size_t>(n / kStacksPerThread, 1, thread_count(threads));
+  const size_t parts = std::clamp<size_t>(n / kStacksPerThread, 1, threads);
   if (parts == 1) return Classifier(stacks, compiled, index).run(0, static_cast<StackId>(n));
   std::vector<Classification> classified(parts);
   run_parts(parts, [&](size_t i) {
+    const PartRange range = part_range(n, parts, i);
     classified[i] = Classifier(stacks, compiled, index)
-                        .run(static_cast<StackId>(n * i / parts),
-                             static_cast<StackId>(n * (i + 1) / parts));
+                        .run(static_cast<StackId>(range.begin), static_cast<StackId>(range.end));
   });
   return merged(classified);
 }

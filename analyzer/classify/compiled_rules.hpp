@@ -95,10 +95,11 @@ class CompiledRules {
   std::unordered_map<std::string_view, std::string_view> aliases_;
 };
 
-// The compiled rules applied to each distinct frame of one StackTable.
+// The compiled rules applied to each distinct frame of one StackTable, on up to
+// `threads` threads for large tables.
 class FrameIndex {
  public:
-  FrameIndex(const CompiledRules& rules, const StackTable& stacks);
+  FrameIndex(const CompiledRules& rules, const StackTable& stacks, unsigned threads = 1);
   uint8_t frame_class(FrameId f) const { return class_[f]; }
   std::span<const Hit> hits(FrameId f) const {
     return {hits_.data() + begin_[f], begin_[f + 1] - begin_[f]};
@@ -110,7 +111,7 @@ class FrameIndex {
   std::vector<uint32_t> begin_;
   std::vector<Hit> hits_;
   std::vector<std::string_view> canonical_;
-  std::deque<std::string> user_names_;  // "u:<function>" of user-space frames
+  std::vector<std::deque<std::string>> user_names_;  // "u:<function>" of user frames, by part
 };
 
 }  // namespace hangscope::classify_impl

@@ -2,9 +2,8 @@
 // same wait groups, numbered alike, the same stacks in them, the same flame tree and the
 // same words, on a capture large enough to be split, made of the real stacks of the
 // committed storm fixtures (analyzer/classify/classifier.cpp, analyzer/analyses/).
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <fstream>
 #include <string>
@@ -20,7 +19,9 @@ using namespace hangscope;
 namespace {
 
 // Enough distinct stacks for three parts of the classifier and a split sort of the
-// flame tree's paths (their thresholds: 32,768 stacks a thread, 65,536 paths).
+// flame tree's paths (their thresholds: 32,768 stacks a thread, 65,536 paths), and
+// distinct root frames for a split frame index (8,192 frames a thread), the frames of
+// hangscope's storm first met near the middle of the frame table.
 constexpr size_t kStacks = 100'000;
 
 std::vector<std::string> fixture_lines(const std::string& rel) {

@@ -1,12 +1,13 @@
 // The model's helpers for work on several threads (hangscope/parallel.hpp).
+#include "hangscope/parallel.hpp"
+
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <thread>
 #include <vector>
-
-#include "hangscope/parallel.hpp"
 
 using namespace hangscope;
 
@@ -30,6 +31,50 @@ TEST(Parallel, SortOnThreadsSortsAsStdSort) {
       std::vector<uint32_t> v = values;
       sort_on_threads(v.begin(), v.end(), std::less<>(), threads);
       EXPECT_EQ(v, sorted) << n << " values on " << threads << " threads";
+    }
+  }
+}
+
+TEST(Parallel, MergeOnThreadsMergesAsStdMerge) {
+  std::mt19937 random(11);
+  // Runs of every length against each other, the cut falling on equal values too.
+  for (size_t left : {0, 1, 2, 7, 5000}) {
+    for (size_t right : {0, 1, 3, 4999}) {
+      std::vector<uint32_t> values(left + right);
+      for (uint32_t& v : values) v = random() % 300;
+      std::sort(values.begin(), values.begin() + static_cast<long>(left));
+      std::sort(values.begin() + static_cast<long>(left), values.end());
+      std::vector<uint32_t> merged = values;
+      std::inplace_merge(merged.begin(), merged.begin() + static_cast<long>(left), merged.end());
+      for (unsigned threads : {1u, 2u, 4u}) {
+        std::vector<uint32_t> v = values;
+        merge_on_threads(v.begin(), v.begin() + static_cast<long>(left), v.end(), std::less<>(),
+                         threads);
+        EXPECT_EQ(v, merged) << left << " and " << right << " on " << threads << " threads";
+      }
+    }
+  }
+}
+
+TEST(Parallel, MergeOnThreadsMovesWhatCannotBeCopied) {
+  std::vector<std::unique_ptr<int>> v;
+  for (int i : {1, 4, 6, 2, 3, 5}) v.push_back(std::make_unique<int>(i));
+  merge_on_threads(
+      v.begin(), v.begin() + 3, v.end(), [](const auto& a, const auto& b) { return *a < *b; }, 2);
+  for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(*v[i], static_cast<int>(i) + 1);
+}
+
+TEST(Parallel, PartRangesCoverTheWholeInOrder) {
+  for (size_t n : {0, 1, 5, 100}) {
+    for (size_t parts : {1, 2, 3, 7}) {
+      size_t next = 0;
+      for (size_t i = 0; i < parts; ++i) {
+        const PartRange r = part_range(n, parts, i);
+        EXPECT_EQ(r.begin, next);
+        EXPECT_LE(r.begin, r.end);
+        next = r.end;
+      }
+      EXPECT_EQ(next, n) << n << " in " << parts;
     }
   }
 }
