@@ -1,5 +1,4 @@
 #include "hangscope/analysis.hpp"
-
 #include "hangscope/parallel.hpp"
 #include "spinning.hpp"
 
@@ -27,15 +26,15 @@ Analysis analyze(const Capture& capture, const AnalysisOptions& options) {
   auto make_summary = [&] {
     if (summary) a.summary = summarize(capture, a.classification, options.summary);
   };
-  auto make_flame = [&] {
-    if (flame) a.flame = build_flame_tree(capture, a.classification, flame_options);
-  };
-  // The summary and the flame tree read only the classification: side by side.
-  if (summary && flame && threads > 1 && capture.samples.size() >= kSamplesForThreads) {
-    run_parts(2, [&](size_t i) { i == 0 ? make_flame() : make_summary(); });
+  if (flame && summary && threads > 1 && capture.samples.size() >= kSamplesForThreads) {
+    // The flame tree's paths on every thread; then its merge, which is one walk, and the
+    // summary, which reads only the classification, side by side.
+    const FlamePaths paths(capture, a.classification, flame_options);
+    run_parts(2,
+              [&](size_t i) { i == 0 ? void(a.flame = build_flame_tree(paths)) : make_summary(); });
   } else {
     make_summary();
-    make_flame();
+    if (flame) a.flame = build_flame_tree(capture, a.classification, flame_options);
   }
 
   if (needs & kNeedTimeline) a.timeline = build_timeline(capture, a.classification, a.summary);

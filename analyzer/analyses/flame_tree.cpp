@@ -289,18 +289,45 @@ FlameRoot resolved_root(FlameRoot root, const Capture& capture) {
   return all ? FlameRoot::comm : FlameRoot::none;
 }
 
-FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
-                           const FlameTreeOptions& given) {
+// The distinct paths in tree order, and what the tree built from them needs to know.
+struct FlamePaths::Sorted {
+  Sorted(const Capture& c, const Classification& k) : capture(c), cls(k) {}
+  const Capture& capture;
+  const Classification& cls;
+  FlameRoot root = FlameRoot::none;
+  bool split = false;                     // on CPU and blocked apart
+  bool has_top = false;                   // a comm or group level under the root
+  bool mixed = false, all_timed = false;  // of the timed weights (FlameTree::timed_weight)
+  std::vector<uint32_t> frame_rank;
+  std::vector<Leaf> leaves;
+  std::vector<Opened> opened;  // by leaf
+  size_t count = 0;            // the tree's nodes
+
+  // Level i of a leaf's path under the root: on CPU or not (split trees), the comm or
+  // group, then its frames root first.
+  Level level(const Leaf& l, size_t i) const {
+    const size_t tops = size_t{split} + has_top;
+    if (split && i == 0) return {l.on_cpu, l.on_cpu, FlameNode::kOnCpu};
+    if (has_top && i == size_t{split})
+      return {l.top, l.top_key, root == FlameRoot::comm ? FlameNode::kComm : FlameNode::kGroup};
+    auto frames = capture.stacks.stack(l.stack);
+    FrameId f = frames[frames.size() - 1 - (i - tops)];
+    return {frame_rank[f], f, FlameNode::kFrame};
+  }
+};
+
+FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
+                       const FlameTreeOptions& given)
+    : sorted_(std::make_unique<Sorted>(capture, cls)) {
+  Sorted& out = *sorted_;
   FlameTreeOptions options = given;
-  options.root = resolved_root(given.root, capture);
-  FlameTree tree;
-  tree.root = options.root;
-  tree.rounds = capture.timed_rounds();
+  options.root = out.root = resolved_root(given.root, capture);
   const StackTable& st = capture.stacks;
   const StringTable& strings = capture.strings();
 
   // Frames that print alike (same function, module and kind) merge into one node.
-  std::vector<uint32_t> frame_rank = ranks(
+  std::vector<uint32_t>& frame_rank = out.frame_rank;
+  frame_rank = ranks(
       st.frame_count(), [&](uint32_t f) { return st.frame(f); },
       [&](const Frame& a, const Frame& b) {
         if (a.function != b.function) return strings.get(a.function) < strings.get(b.function);
@@ -327,12 +354,12 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
   // Running tasks apart from the others, where there are both.
   bool any_running = false, any_other = false;
   for (const TaskSample& s : capture.samples) (running(s) ? any_running : any_other) = true;
-  const bool split = options.split_on_cpu && any_running && any_other;
+  const bool split = out.split = options.split_on_cpu && any_running && any_other;
   auto on_cpu = [&](const TaskSample& s) -> uint32_t { return split && running(s); };
 
   // Sum the samples into leaves: one per distinct stack, or per (comm, stack); and per
   // side of the split.
-  std::vector<Leaf> leaves;
+  std::vector<Leaf>& leaves = out.leaves;
   auto timed = [&](const TaskSample& s) -> uint64_t {
     // A running task is no blocked thread.
     return capture.sources[s.source].timed && s.round != kNoRound && !running(s) ? s.weight : 0;
@@ -415,21 +442,10 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
       },
       sort_threads);
 
-  // A leaf's levels under the root: on CPU or not (split trees), the comm or group,
-  // then its frames root first.
-  const bool has_top = options.root != FlameRoot::none;
+  const bool has_top = out.has_top = options.root != FlameRoot::none;
   const size_t tops = size_t{split} + has_top;
-  const FlameNode::Kind top_kind =
-      options.root == FlameRoot::comm ? FlameNode::kComm : FlameNode::kGroup;
   auto level_count = [&](const Leaf& l) {
     return std::min(st.stack(l.stack).size() + tops, kMaxDepth - 1);
-  };
-  auto level = [&](const Leaf& l, size_t i) -> Level {
-    if (split && i == 0) return {l.on_cpu, l.on_cpu, FlameNode::kOnCpu};
-    if (has_top && i == size_t{split}) return {l.top, l.top_key, top_kind};
-    auto frames = st.stack(l.stack);
-    FrameId f = frames[frames.size() - 1 - (i - tops)];
-    return {frame_rank[f], f, FlameNode::kFrame};
   };
   // Levels shared with the previous leaf: where the open path is kept.
   auto shared = [&](const Leaf& a, const Leaf& b) -> size_t {
@@ -444,40 +460,56 @@ FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
   uint64_t total = 0;
   for (const Leaf& l : leaves) total += l.weight;
   // As the renderer computes its minimum weight (flame_svg.cpp), to the same bit.
-  const std::vector<Opened> opened = opened_levels(
+  out.opened = opened_levels(
       leaves.size(), [&](size_t k) { return shared(leaves[k - 1], leaves[k]); },
       [&](size_t k) { return level_count(leaves[k]); }, [&](size_t k) { return leaves[k].weight; },
       options.min_share * static_cast<double>(total), sort_threads);
   // Count the nodes first, so that the tree is allocated once at its final size (a
   // growing vector would briefly need three times the memory).
-  size_t count = 1;
-  for (const Opened& o : opened) count += o.levels - o.common;
+  out.count = 1;
+  for (const Opened& o : out.opened) out.count += o.levels - o.common;
   bool any_timed = false, any_untimed = false;
   for (const Leaf& l : leaves) {
     any_timed |= l.timed > 0;
     any_untimed |= l.timed < l.weight;
   }
-  tree.all_timed = any_timed && !any_untimed;
-  const bool mixed = any_timed && any_untimed;
-  tree.nodes.reserve(count);
-  if (mixed) tree.timed_weights.reserve(count);
+  out.all_timed = any_timed && !any_untimed;
+  out.mixed = any_timed && any_untimed;
+}
 
-  Builder b(tree, mixed);
+FlamePaths::FlamePaths(FlamePaths&&) noexcept = default;
+FlamePaths::~FlamePaths() = default;
+
+FlameTree build_flame_tree(const FlamePaths& paths) {
+  const FlamePaths::Sorted& p = paths.sorted();
+  FlameTree tree;
+  tree.root = p.root;
+  tree.rounds = p.capture.timed_rounds();
+  tree.all_timed = p.all_timed;
+  tree.nodes.reserve(p.count);
+  if (p.mixed) tree.timed_weights.reserve(p.count);
+
+  Builder b(tree, p.mixed);
   b.start();
-  for (size_t k = 0; k < leaves.size(); ++k) {
-    const Leaf& l = leaves[k];
+  for (size_t k = 0; k < p.leaves.size(); ++k) {
+    const Leaf& l = p.leaves[k];
     b.add(
-        opened[k].common, opened[k].levels, [&](size_t i) { return level(l, i); },
-        cls.group(l.stack), l.weight, l.timed);
+        p.opened[k].common, p.opened[k].levels, [&](size_t i) { return p.level(l, i); },
+        p.cls.group(l.stack), l.weight, l.timed);
   }
   b.finish();
-  if (split)  // the on-CPU node is the root's last child: "on CPU" sorts after "blocked"
+  if (p.split)  // the on-CPU node is the root's last child: "on CPU" sorts after "blocked"
     for (uint32_t c = 1; c < tree.nodes.size(); c = tree.nodes[c].end)
       if (tree.nodes[c].kind == FlameNode::kOnCpu && tree.nodes[c].key == 1) {
         tree.on_cpu_begin = c;
         tree.on_cpu_end = tree.nodes[c].end;
       }
   return tree;
+}
+
+FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
+                           const FlameTreeOptions& options) {
+  return build_flame_tree(FlamePaths(capture, cls, options));
 }
 
 }  // namespace hangscope

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -49,7 +50,7 @@ FlameRoot resolved_root(FlameRoot root, const Capture& capture);
 // 24 bytes: a 100 MB input merges into a few million nodes.
 struct FlameNode {
   enum Kind : uint8_t { kAll, kComm, kGroup, kFrame, kOnCpu };
-  uint32_t end = 0;    // one past the last node of this node's subtree
+  uint32_t end = 0;  // one past the last node of this node's subtree
   // frame: a FrameId; comm: a StrId; group: a group index; on CPU: 1 for the on-CPU
   // samples' node, 0 for the others'
   uint32_t key = 0;
@@ -63,7 +64,7 @@ struct FlameNode {
 // first child is i + 1 (when i + 1 < end), and the next sibling of child c is c.end.
 // Siblings are in alphabetical order of their names.
 struct FlameTree {
-  BulkVector<FlameNode> nodes;  // in huge pages once large (bulk_allocator.hpp)
+  BulkVector<FlameNode> nodes;       // in huge pages once large (bulk_allocator.hpp)
   FlameRoot root = FlameRoot::none;  // never automatic: what it stood for
   uint64_t rounds = 0;  // timed rounds: average blocked threads = timed_weight(i) / rounds
   uint16_t max_depth = 0;
@@ -72,8 +73,8 @@ struct FlameTree {
   uint32_t on_cpu_begin = 0, on_cpu_end = 0;
   bool on_cpu(uint32_t i) const { return i >= on_cpu_begin && i < on_cpu_end; }
 
-  // The weight of the samples of blocked tasks of timed inputs through node i. Kept apart, and only when
-  // the inputs mix timed and untimed sources; otherwise it is all or none of the weight.
+  // The weight of the samples of blocked tasks of timed inputs through node i. Kept apart, and only
+  // when the inputs mix timed and untimed sources; otherwise it is all or none of the weight.
   uint64_t timed_weight(uint32_t i) const {
     return !timed_weights.empty() ? timed_weights[i] : all_timed ? nodes[i].weight : 0;
   }
@@ -87,5 +88,23 @@ struct FlameTree {
 
 FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
                            const FlameTreeOptions& options = {});
+
+// The same in two steps, for a caller with other work to run beside the second: the
+// distinct paths, summed, sorted and compared with one another on the threads
+// FlameTreeOptions::threads allows; then the tree merged from them, on one thread. The
+// paths refer to the capture and the classification, and must not outlive them.
+class FlamePaths {
+ public:
+  FlamePaths(const Capture& capture, const Classification& cls,
+             const FlameTreeOptions& options = {});
+  FlamePaths(FlamePaths&&) noexcept;
+  ~FlamePaths();
+  struct Sorted;  // flame_tree.cpp's own
+  const Sorted& sorted() const { return *sorted_; }
+
+ private:
+  std::unique_ptr<Sorted> sorted_;
+};
+FlameTree build_flame_tree(const FlamePaths& paths);
 
 }  // namespace hangscope
