@@ -69,8 +69,10 @@ int report_with(const Capture& capture, const ReportOptions& opts, const RuleSet
   const RenderOptions render_options = report_render_options(opts);
   analysis_options.flame.min_share = renderer->flame_min_share(render_options);
   Analysis analysis = analyze(capture, analysis_options);
-  write_output(opts.output.output,
-               renderer->render(Report{capture, analysis}, render_options));
+  Output out(opts.output.output);
+  renderer->render_to(Report{capture, analysis}, render_options,
+                      [&](std::string_view piece) { out.write(piece); });
+  out.close();
   // The text report lists them; other outputs (folded stacks piped on) say them here.
   if (opts.output.format != "text")
     for (const SourceInfo& s : capture.sources)

@@ -21,20 +21,28 @@ Analysis analyze(const Capture& capture, const AnalysisOptions& options) {
 
   const bool summary = needs & (kNeedSummary | kNeedTimeline | kNeedContext | kNeedGraph);
   const bool flame = needs & kNeedFlame;
-  FlameTreeOptions flame_options = options.flame;
-  flame_options.threads = threads;
+  const bool paths = needs & kNeedFlamePaths;
   auto make_summary = [&] {
     if (summary) a.summary = summarize(capture, a.classification, options.summary);
   };
-  if (flame && summary && threads > 1 && capture.samples.size() >= kSamplesForThreads) {
-    // The flame tree's paths on every thread; then its merge, which is one walk, and the
-    // summary, which reads only the classification, side by side.
-    const FlamePaths paths(capture, a.classification, flame_options);
-    run_parts(2,
-              [&](size_t i) { i == 0 ? void(a.flame = build_flame_tree(paths)) : make_summary(); });
-  } else {
+  if (!flame && !paths) {
     make_summary();
-    if (flame) a.flame = build_flame_tree(capture, a.classification, flame_options);
+  } else {
+    FlameTreeOptions flame_options = options.flame;
+    flame_options.threads = threads;
+    FlamePaths flame_paths(capture, a.classification, flame_options);  // on every thread
+    auto make_flame = [&] {
+      if (flame) a.flame = build_flame_tree(flame_paths, a.classification);
+    };
+    // The tree's merge is one walk, and the summary reads only the classification: side
+    // by side.
+    if (flame && summary && threads > 1 && capture.samples.size() >= kSamplesForThreads) {
+      run_parts(2, [&](size_t i) { i == 0 ? make_flame() : make_summary(); });
+    } else {
+      make_summary();
+      make_flame();
+    }
+    if (paths) a.flame_paths = std::move(flame_paths);
   }
 
   if (needs & kNeedTimeline) a.timeline = build_timeline(capture, a.classification, a.summary);

@@ -6,6 +6,7 @@
 #include "hangscope/flame_tree.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <span>
@@ -266,7 +267,10 @@ class Builder {
 }  // namespace
 
 std::string_view FlameTree::name(uint32_t i, const Capture& c, const Classification& cls) const {
-  const FlameNode& n = nodes[i];
+  return flame_level_name(FlameLevel{nodes[i].kind, nodes[i].key}, c, cls);
+}
+
+std::string_view flame_level_name(FlameLevel n, const Capture& c, const Classification& cls) {
   switch (n.kind) {
     case FlameNode::kAll:
       return "all";
@@ -291,9 +295,8 @@ FlameRoot resolved_root(FlameRoot root, const Capture& capture) {
 
 // The distinct paths in tree order, and what the tree built from them needs to know.
 struct FlamePaths::Sorted {
-  Sorted(const Capture& c, const Classification& k) : capture(c), cls(k) {}
+  explicit Sorted(const Capture& c) : capture(c) {}
   const Capture& capture;
-  const Classification& cls;
   FlameRoot root = FlameRoot::none;
   bool split = false;                     // on CPU and blocked apart
   bool has_top = false;                   // a comm or group level under the root
@@ -318,7 +321,7 @@ struct FlamePaths::Sorted {
 
 FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
                        const FlameTreeOptions& given)
-    : sorted_(std::make_unique<Sorted>(capture, cls)) {
+    : sorted_(std::make_unique<Sorted>(capture)) {
   Sorted& out = *sorted_;
   FlameTreeOptions options = given;
   options.root = out.root = resolved_root(given.root, capture);
@@ -478,9 +481,35 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
 }
 
 FlamePaths::FlamePaths(FlamePaths&&) noexcept = default;
+FlamePaths& FlamePaths::operator=(FlamePaths&&) noexcept = default;
 FlamePaths::~FlamePaths() = default;
 
-FlameTree build_flame_tree(const FlamePaths& paths) {
+void FlamePaths::for_each_path(
+    const std::function<void(std::span<const FlameLevel>, uint64_t)>& path_weight) const {
+  const Sorted& p = *sorted_;
+  // The open path, each level keyed as the leaf that opened it keys it (as the tree's
+  // node is), and the weight of the leaves ending there so far.
+  std::vector<FlameLevel> path;
+  uint64_t weight = 0;
+  for (size_t k = 0; k < p.leaves.size(); ++k) {
+    const Leaf& l = p.leaves[k];
+    const Opened& o = p.opened[k];
+    if (k > 0 && o.common == path.size() && o.levels == path.size()) {  // the same path
+      weight += l.weight;
+      continue;
+    }
+    if (!path.empty() && weight > 0) path_weight(path, weight);
+    path.resize(o.common);
+    for (size_t i = o.common; i < o.levels; ++i) {
+      const Level level = p.level(l, i);
+      path.push_back({level.kind, level.key});
+    }
+    weight = l.weight;
+  }
+  if (!path.empty() && weight > 0) path_weight(path, weight);
+}
+
+FlameTree build_flame_tree(const FlamePaths& paths, const Classification& cls) {
   const FlamePaths::Sorted& p = paths.sorted();
   FlameTree tree;
   tree.root = p.root;
@@ -495,7 +524,7 @@ FlameTree build_flame_tree(const FlamePaths& paths) {
     const Leaf& l = p.leaves[k];
     b.add(
         p.opened[k].common, p.opened[k].levels, [&](size_t i) { return p.level(l, i); },
-        p.cls.group(l.stack), l.weight, l.timed);
+        cls.group(l.stack), l.weight, l.timed);
   }
   b.finish();
   if (p.split)  // the on-CPU node is the root's last child: "on CPU" sorts after "blocked"
@@ -509,7 +538,7 @@ FlameTree build_flame_tree(const FlamePaths& paths) {
 
 FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
                            const FlameTreeOptions& options) {
-  return build_flame_tree(FlamePaths(capture, cls, options));
+  return build_flame_tree(FlamePaths(capture, cls, options), cls);
 }
 
 }  // namespace hangscope

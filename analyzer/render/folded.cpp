@@ -12,6 +12,8 @@
 // written ':', as stackcollapse-perf.pl does, so that it never splits a frame.
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "renderers.hpp"
 
 namespace hangscope::render {
@@ -24,45 +26,56 @@ class FoldedRenderer final : public Renderer {
   std::string_view description() const override {
     return "FlameGraph collapsed stacks: root first, ';' between frames, then the count";
   }
-  uint8_t needs() const override { return kNeedFlame; }
-  std::string render(const Report& report, const RenderOptions&) const override;
+  uint8_t needs() const override { return kNeedFlamePaths; }
+  std::string render(const Report& report, const RenderOptions& options) const override {
+    std::string out;
+    render_to(report, options, [&](std::string_view piece) { out += piece; });
+    return out;
+  }
+  void render_to(const Report& report, const RenderOptions&, const Write& write) const override;
 };
 
+// Output is handed on in pieces of about this size.
+constexpr size_t kPieceBytes = 1 << 20;
+
 void append_name(std::string& out, std::string_view name, char blank) {
-  for (char c : name) out += c == ';' ? ':' : c == ' ' ? blank : c;
+  size_t from = out.size();
+  out += name;
+  for (size_t i = from; i < out.size(); ++i)
+    if (out[i] == ';' || out[i] == ' ') out[i] = out[i] == ';' ? ':' : blank;
 }
 
-std::string FoldedRenderer::render(const Report& report, const RenderOptions&) const {
-  const FlameTree& tree = report.analysis.flame;
+void FoldedRenderer::render_to(const Report& report, const RenderOptions&,
+                               const Write& write) const {
   const Capture& c = report.capture;
   const StackTable& st = c.stacks;
+  if (!report.analysis.flame_paths)
+    throw std::logic_error(
+        "folded stacks are written from the flame tree's paths (kNeedFlamePaths)");
   std::string out;
-  std::vector<uint32_t> path;  // the open path, below the root
-  for (uint32_t i = 1; i < tree.nodes.size(); ++i) {
-    const FlameNode& n = tree.nodes[i];
-    path.resize(n.depth - 1u);
-    path.push_back(i);
-    uint64_t children = 0;
-    for (uint32_t k = i + 1; k < n.end; k = tree.nodes[k].end) children += tree.nodes[k].weight;
-    if (n.weight <= children) continue;  // no sample ends here
-    bool user = false;
-    for (uint32_t p : path)
-      user = user || (tree.nodes[p].kind == FlameNode::kFrame &&
-                      st.frame(tree.nodes[p].key).kind == FrameKind::user);
-    for (size_t j = 0; j < path.size(); ++j) {
-      const FlameNode& p = tree.nodes[path[j]];
-      if (j) out += ';';
-      append_name(out, tree.name(path[j], c, report.classification()),
-                  p.kind == FlameNode::kComm ? '_' : ' ');
-      if (p.kind != FlameNode::kFrame) continue;
-      if (st.frame(p.key).flags & kInlined)
-        out += "_[i]";
-      else if (user && st.frame(p.key).kind == FrameKind::kernel)
-        out += "_[k]";
-    }
-    fmt::format_to(std::back_inserter(out), " {}\n", n.weight - children);
-  }
-  return out;
+  report.analysis.flame_paths->for_each_path(
+      [&](std::span<const FlameLevel> path, uint64_t weight) {
+        bool user = false;
+        for (const FlameLevel& l : path)
+          user = user || (l.kind == FlameNode::kFrame && st.frame(l.key).kind == FrameKind::user);
+        for (size_t j = 0; j < path.size(); ++j) {
+          const FlameLevel& l = path[j];
+          if (j) out += ';';
+          append_name(out, flame_level_name(l, c, report.classification()),
+                      l.kind == FlameNode::kComm ? '_' : ' ');
+          if (l.kind != FlameNode::kFrame) continue;
+          if (st.frame(l.key).flags & kInlined)
+            out += "_[i]";
+          else if (user && st.frame(l.key).kind == FrameKind::kernel)
+            out += "_[k]";
+        }
+        fmt::format_to(std::back_inserter(out), " {}\n", weight);
+        if (out.size() >= kPieceBytes) {
+          write(out);
+          out.clear();
+        }
+      });
+  if (!out.empty()) write(out);
 }
 
 }  // namespace

@@ -79,6 +79,7 @@ class MadeCapture {
     a.classification = cls;
     a.summary = summarize(capture, cls);
     a.flame = build_flame_tree(capture, cls, flame);
+    a.flame_paths.emplace(capture, cls, flame);
     a.timeline = build_timeline(capture, cls, a.summary);
     a.graph = build_graph(capture, cls, builtin_rules());
     return a;

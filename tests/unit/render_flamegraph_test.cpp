@@ -167,6 +167,64 @@ TEST(FlameTree, MinShareKeepsExactlyTheNodesWithoutANarrowAncestor) {
   }
 }
 
+// Folded stacks are written from the paths without a tree: each path must be a node of
+// the tree that samples end on, in the tree's order, with the weight ending there.
+TEST(FlamePaths, AreTheTreesNodesThatSamplesEndOnInItsOrder) {
+  MadeCapture m;
+  uint32_t seed = 777;
+  auto next = [&](uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) % n;
+  };
+  const uint32_t groups[] = {m.group("jbd2:force-commit", "jbd2"), m.group("mm:mmap-lock", "mm")};
+  const char* comms[] = {"a", "b c", "d"};
+  for (int s = 0; s < 2000; ++s) {
+    std::string stack;
+    for (uint32_t d = 0, depth = next(7); d < depth; ++d)  // empty stacks too
+      stack += (d ? ";" : "") + std::string(next(5) ? "" : "u:") + char('a' + next(4));
+    m.sample(m.stack(stack, groups[next(2)]), 1 + next(9), kNoRound, comms[next(3)]);
+  }
+  // Stacks that print as others do: their leaf is another frame of the same name (an
+  // inlined one), which the tree merges into the other's node, keyed by the first.
+  StackTable& st = m.capture.stacks;
+  const size_t made = st.stack_count();
+  for (int s = 0; s < 300; ++s) {
+    const auto twin = st.stack(static_cast<StackId>(next(static_cast<uint32_t>(made))));
+    std::vector<FrameId> frames(twin.begin(), twin.end());
+    if (frames.empty()) continue;
+    Frame leaf = st.frame(frames[0]);
+    leaf.flags |= kInlined;
+    frames[0] = st.intern_frame(leaf);
+    m.sample(st.intern_stack(frames), 2, kNoRound, comms[next(3)]);
+  }
+  for (FlameRoot root : {FlameRoot::none, FlameRoot::comm, FlameRoot::group}) {
+    SCOPED_TRACE(static_cast<int>(root));
+    FlameTreeOptions options;
+    options.root = root;
+    const Analysis a = m.analyse(options);
+    const FlameTree& t = a.flame;
+    using Path = std::pair<std::vector<std::pair<int, uint32_t>>, uint64_t>;
+    std::vector<Path> expected, got;
+    std::vector<std::pair<int, uint32_t>> open;
+    for (uint32_t i = 1; i < t.nodes.size(); ++i) {
+      const FlameNode& n = t.nodes[i];
+      open.resize(n.depth - 1u);
+      open.emplace_back(n.kind, n.key);
+      uint64_t children = 0;
+      for (uint32_t k = i + 1; k < n.end; k = t.nodes[k].end) children += t.nodes[k].weight;
+      if (n.weight > children) expected.emplace_back(open, n.weight - children);
+    }
+    a.flame_paths->for_each_path([&](std::span<const FlameLevel> levels, uint64_t weight) {
+      Path p{{}, weight};
+      for (const FlameLevel& l : levels) p.first.emplace_back(l.kind, l.key);
+      got.push_back(p);
+    });
+    ASSERT_GT(expected.size(), 100u);
+    EXPECT_EQ(got.size(), expected.size());
+    EXPECT_TRUE(got == expected);
+  }
+}
+
 TEST(FlameTree, LongSharedPrefixesMergeAndSortPastTheFirstFrames) {
   MadeCapture m;
   m.sample(m.stack("e;s;a;b;c;z", 0), 1);

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include "hangscope/render.hpp"
 #include "support/capture_text.hpp"
 
@@ -29,6 +31,29 @@ TEST(Render, FoldedIsRootFirstWithCounts) {
       "3\n[<0>] lock_rename+0x1/0x2 [vfs]\n");
   std::string folded = r.as("folded");
   EXPECT_EQ(folded, "do_fsync;ext4_sync_file;jbd2_log_wait_commit 2\nlock_rename 1\n");
+}
+
+// Folded stacks are as large as their input: they are handed on in pieces of about a
+// megabyte, each ending at a line, that make up what render() returns.
+TEST(Render, FoldedIsHandedOnInPiecesOfWholeLines) {
+  std::string text;
+  for (int i = 0; i < 30'000; ++i)
+    text += fmt::format("{}\n[<0>] jbd2_log_wait_commit+0x1/0x2\n[<0>] caller_{:060}+0x1/0x2\n\n",
+                        i + 1, i);
+  Rendered r = analyse(text);
+  const std::string whole = r.as("folded");
+  ASSERT_GT(whole.size(), size_t{2} << 20);
+  std::vector<std::string> pieces;
+  find_renderer("folded")->render_to(Report{r.capture, r.analysis}, RenderOptions{},
+                                     [&](std::string_view p) { pieces.emplace_back(p); });
+  ASSERT_GE(pieces.size(), 2u);
+  std::string joined;
+  for (const std::string& p : pieces) {
+    EXPECT_EQ(p.back(), '\n');
+    EXPECT_LT(p.size(), (size_t{1} << 20) + 200);
+    joined += p;
+  }
+  EXPECT_EQ(joined, whole);
 }
 
 TEST(Render, TextLeadsWithTableAndShowsStacks) {

@@ -1,6 +1,8 @@
 // The analyses stage as one call: everything the outputs may read about a capture.
 #pragma once
 
+#include <optional>
+
 #include "hangscope/classify.hpp"
 #include "hangscope/context_summary.hpp"
 #include "hangscope/flame_tree.hpp"
@@ -13,15 +15,18 @@ namespace hangscope {
 
 // The analyses beyond the classification (which every output reads), one bit each, so
 // that an output asks for what it draws (Renderer::needs) and nothing else is computed:
-// folded stacks read the flame tree alone, never the waits-on graph. The timeline, the
-// context and the graph are made from the summary, which comes with any of them.
+// folded stacks read the flame tree's paths alone, never the tree or the waits-on graph.
+// The timeline, the context and the graph are made from the summary, which comes with
+// any of them.
 enum AnalysisNeed : uint8_t {
   kNeedSummary = 1 << 0,
   kNeedFlame = 1 << 1,
   kNeedTimeline = 1 << 2,
   kNeedContext = 1 << 3,
   kNeedGraph = 1 << 4,
-  kNeedAll = kNeedSummary | kNeedFlame | kNeedTimeline | kNeedContext | kNeedGraph,
+  kNeedFlamePaths = 1 << 5,
+  kNeedAll =
+      kNeedSummary | kNeedFlame | kNeedTimeline | kNeedContext | kNeedGraph | kNeedFlamePaths,
 };
 
 struct AnalysisOptions {
@@ -39,6 +44,8 @@ struct Analysis {
   Classification classification;
   Summary summary;
   FlameTree flame;         // every stack merged root first, for flamegraphs
+  // The tree's paths, each once, for folded stacks.
+  std::optional<FlamePaths> flame_paths;
   Timeline timeline;       // blocked threads per wait group per round
   ContextSummary context;  // syscalls, files, devices, containers per group
   WaitGraph graph;         // who waits for whom: chains to the roots, deadlocks, the verdict

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -89,22 +91,41 @@ struct FlameTree {
 FlameTree build_flame_tree(const Capture& capture, const Classification& cls,
                            const FlameTreeOptions& options = {});
 
-// The same in two steps, for a caller with other work to run beside the second: the
-// distinct paths, summed, sorted and compared with one another on the threads
-// FlameTreeOptions::threads allows; then the tree merged from them, on one thread. The
-// paths refer to the capture and the classification, and must not outlive them.
+// One level of a path under the root: what a FlameNode of it holds.
+struct FlameLevel {
+  FlameNode::Kind kind;
+  uint32_t key;
+};
+// Its name, as FlameTree::name gives it.
+std::string_view flame_level_name(FlameLevel level, const Capture& c, const Classification& cls);
+
+// The flame tree's distinct paths, summed, sorted as the tree's depth-first order and
+// compared with one another, on the threads FlameTreeOptions::threads allows: the tree
+// is merged from them in one walk (build_flame_tree), on one thread while other work
+// runs beside it, and an output that writes each path once (folded stacks) reads them
+// without a tree. They refer to the capture, and must not outlive it.
 class FlamePaths {
  public:
   FlamePaths(const Capture& capture, const Classification& cls,
              const FlameTreeOptions& options = {});
   FlamePaths(FlamePaths&&) noexcept;
+  FlamePaths& operator=(FlamePaths&&) noexcept;
   ~FlamePaths();
+
+  // Calls path_weight(levels under the root, weight) for each path that samples end
+  // on, in the tree's depth-first order (a path before the longer ones it starts),
+  // paths that print alike once, with the weight of every sample ending on it: the
+  // leaves of the tree and its inner nodes' own weights (not the root's: empty stacks
+  // make no path). A level is keyed as the tree's node is, by the first path through it.
+  void for_each_path(
+      const std::function<void(std::span<const FlameLevel>, uint64_t)>& path_weight) const;
+
   struct Sorted;  // flame_tree.cpp's own
   const Sorted& sorted() const { return *sorted_; }
 
  private:
   std::unique_ptr<Sorted> sorted_;
 };
-FlameTree build_flame_tree(const FlamePaths& paths);
+FlameTree build_flame_tree(const FlamePaths& paths, const Classification& cls);
 
 }  // namespace hangscope

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -65,6 +66,13 @@ class Renderer {
   // minimum width, so the tree need not hold them. 0: it reads every node.
   virtual double flame_min_share(const RenderOptions&) const { return 0; }
   virtual std::string render(const Report& report, const RenderOptions& options) const = 0;
+  // The output handed to `write` in pieces as it is made, so that an output as large as
+  // its input (folded stacks) is never held whole; by default render()'s text at once.
+  using Write = std::function<void(std::string_view)>;
+  virtual void render_to(const Report& report, const RenderOptions& options,
+                         const Write& write) const {
+    write(render(report, options));
+  }
 };
 
 std::span<const Renderer* const> renderers();
