@@ -12,7 +12,9 @@
 // written ':', as stackcollapse-perf.pl does, so that it never splits a frame.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
+#include <vector>
 
 #include "renderers.hpp"
 
@@ -53,22 +55,40 @@ void FoldedRenderer::render_to(const Report& report, const RenderOptions&,
     throw std::logic_error(
         "folded stacks are written from the flame tree's paths (kNeedFlamePaths)");
   std::string out;
+  // The last path's text, where each of its levels' text ends in it, and its levels:
+  // a path repeats the text of the levels it shares with the one before, copied.
+  std::string line;
+  std::vector<size_t> ends;
+  std::vector<FlameLevel> last;
+  bool last_user = false;
   report.analysis.flame_paths->for_each_path(
       [&](std::span<const FlameLevel> path, uint64_t weight) {
         bool user = false;
         for (const FlameLevel& l : path)
           user = user || (l.kind == FlameNode::kFrame && st.frame(l.key).kind == FrameKind::user);
-        for (size_t j = 0; j < path.size(); ++j) {
+        size_t same = 0;  // user frames annotate every kernel frame: then nothing is the same
+        if (user == last_user)
+          while (same < std::min(path.size(), last.size()) && path[same].kind == last[same].kind &&
+                 path[same].key == last[same].key)
+            ++same;
+        line.resize(same ? ends[same - 1] : 0);
+        ends.resize(same);
+        for (size_t j = same; j < path.size(); ++j) {
           const FlameLevel& l = path[j];
-          if (j) out += ';';
-          append_name(out, flame_level_name(l, c, report.classification()),
+          if (j) line += ';';
+          append_name(line, flame_level_name(l, c, report.classification()),
                       l.kind == FlameNode::kComm ? '_' : ' ');
-          if (l.kind != FlameNode::kFrame) continue;
-          if (st.frame(l.key).flags & kInlined)
-            out += "_[i]";
-          else if (user && st.frame(l.key).kind == FrameKind::kernel)
-            out += "_[k]";
+          if (l.kind == FlameNode::kFrame) {
+            if (st.frame(l.key).flags & kInlined)
+              line += "_[i]";
+            else if (user && st.frame(l.key).kind == FrameKind::kernel)
+              line += "_[k]";
+          }
+          ends.push_back(line.size());
         }
+        last.assign(path.begin(), path.end());
+        last_user = user;
+        out += line;
         fmt::format_to(std::back_inserter(out), " {}\n", weight);
         if (out.size() >= kPieceBytes) {
           write(out);
