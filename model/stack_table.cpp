@@ -30,25 +30,37 @@ FrameId StackTable::intern_frame(const Frame& f) {
   return it->second;
 }
 
-FrameId StackTable::intern_frame(std::string_view function, std::string_view module,
-                                 FrameKind kind, uint8_t flags, std::string_view source) {
+FrameId StackTable::intern_frame(std::string_view function, std::string_view module, FrameKind kind,
+                                 uint8_t flags, std::string_view source) {
   return intern_frame(Frame{strings_.intern(function), strings_.intern(module), kind, flags,
                             source.empty() ? StrId{0} : strings_.intern(source)});
 }
 
-StackId StackTable::find_stack(std::span<const FrameId> leaf_first, uint64_t h) const {
+StackId StackTable::find_hashed(std::span<const FrameId> leaf_first, uint64_t h) const {
   auto it = stack_index_.find(h);
-  if (it == stack_index_.end()) return UINT32_MAX;
+  if (it == stack_index_.end()) return kAbsentStack;
   if (std::ranges::equal(stack(it->second), leaf_first)) return it->second;
   auto [lo, hi] = stack_collisions_.equal_range(h);
   for (auto c = lo; c != hi; ++c)
     if (std::ranges::equal(stack(c->second), leaf_first)) return c->second;
-  return UINT32_MAX;
+  return kAbsentStack;
+}
+
+StackId StackTable::find_stack(std::span<const FrameId> leaf_first) const {
+  return find_hashed(leaf_first, hash_ids(leaf_first));
 }
 
 StackId StackTable::intern_stack(std::span<const FrameId> leaf_first) {
   const uint64_t h = hash_ids(leaf_first);
-  if (StackId found = find_stack(leaf_first, h); found != UINT32_MAX) return found;
+  if (StackId found = find_hashed(leaf_first, h); found != kAbsentStack) return found;
+  return add_hashed(leaf_first, h);
+}
+
+StackId StackTable::add_stack(std::span<const FrameId> leaf_first) {
+  return add_hashed(leaf_first, hash_ids(leaf_first));
+}
+
+StackId StackTable::add_hashed(std::span<const FrameId> leaf_first, uint64_t h) {
   auto id = static_cast<StackId>(stack_count());
   if (block_used_ + leaf_first.size() > block_size_) {
     block_size_ = std::max(kBlockFrames, leaf_first.size());
@@ -63,6 +75,11 @@ StackId StackTable::intern_stack(std::span<const FrameId> leaf_first) {
   stacks_.push_back({dst, static_cast<uint32_t>(leaf_first.size())});
   if (!stack_index_.try_emplace(h, id).second) stack_collisions_.emplace(h, id);
   return id;
+}
+
+void StackTable::reserve_stacks(size_t n) {
+  stacks_.reserve(n);
+  stack_index_.reserve(n);
 }
 
 }  // namespace hangscope

@@ -70,6 +70,9 @@ uint64_t newlines(std::string_view text, bool mapped) {
   return n;
 }
 
+// Fewer stacks than this in a part are searched for in the capture's on one thread.
+constexpr size_t kStacksForThreads = 1 << 15;
+
 }  // namespace
 
 unsigned read_threads(const ReadOptions& options) { return thread_count(options.threads); }
@@ -125,7 +128,7 @@ void for_each_part(const InputParts& input, const std::function<void(size_t, Lin
     if (e) std::rethrow_exception(e);
 }
 
-MergedIds merge_tables(const StackTable& part, StackTable& into) {
+MergedIds merge_tables(const StackTable& part, StackTable& into, unsigned threads) {
   MergedIds ids;
   const StringTable& names = part.strings();
   ids.strings.resize(names.size());
@@ -139,13 +142,28 @@ MergedIds merge_tables(const StackTable& part, StackTable& into) {
     f.source = ids.strings[f.source];
     ids.frames[i] = into.intern_frame(f);
   }
-  ids.stacks.resize(part.stack_count());
-  std::vector<FrameId> frames;
-  for (size_t i = 0; i < part.stack_count(); ++i) {
+  // The part's stacks are searched for in `into` on every thread, and those it lacks
+  // added after, in order. None is added twice: the part's stacks are distinct, and so
+  // are their frames in `into`.
+  const size_t n = part.stack_count();
+  ids.stacks.resize(n);
+  auto in_into = [&](StackId s, std::vector<FrameId>& frames) {
     frames.clear();
-    for (FrameId f : part.stack(static_cast<StackId>(i))) frames.push_back(ids.frames[f]);
-    ids.stacks[i] = into.intern_stack(frames);
-  }
+    for (FrameId f : part.stack(s)) frames.push_back(ids.frames[f]);
+    return std::span<const FrameId>(frames);
+  };
+  const size_t parts = n >= kStacksForThreads ? threads : 1;
+  run_parts(parts, [&](size_t p) {
+    std::vector<FrameId> frames;
+    const PartRange range = part_range(n, parts, p);
+    for (size_t i = range.begin; i < range.end; ++i)
+      ids.stacks[i] = into.find_stack(in_into(static_cast<StackId>(i), frames));
+  });
+  into.reserve_stacks(into.stack_count() + n);
+  std::vector<FrameId> frames;
+  for (size_t i = 0; i < n; ++i)
+    if (ids.stacks[i] == StackTable::kAbsentStack)
+      ids.stacks[i] = into.add_stack(in_into(static_cast<StackId>(i), frames));
   return ids;
 }
 

@@ -55,6 +55,14 @@ class StackTable {
                        std::string_view source = {});
   // Frames are leaf first: index 0 is the innermost frame, as the kernel prints them.
   StackId intern_stack(std::span<const FrameId> leaf_first);
+  // The stack of these frames, or kAbsentStack where the table holds none; as a const
+  // call, on any number of threads at once while nothing is interned.
+  static constexpr StackId kAbsentStack = UINT32_MAX;
+  StackId find_stack(std::span<const FrameId> leaf_first) const;
+  // Interns a stack that find_stack() did not find, without searching for it again.
+  StackId add_stack(std::span<const FrameId> leaf_first);
+  // Room for `n` stacks in all, so that the index is not grown while they are added.
+  void reserve_stacks(size_t n);
 
   const Frame& frame(FrameId id) const { return frames_[id]; }
   std::string_view function(FrameId id) const { return strings_.get(frames_[id].function); }
@@ -68,7 +76,8 @@ class StackTable {
   const StringTable& strings() const { return strings_; }
 
  private:
-  StackId find_stack(std::span<const FrameId> leaf_first, uint64_t hash) const;
+  StackId find_hashed(std::span<const FrameId> leaf_first, uint64_t hash) const;
+  StackId add_hashed(std::span<const FrameId> leaf_first, uint64_t hash);
   StringTable strings_;
   std::vector<Frame> frames_;
   absl::flat_hash_map<Frame, FrameId> frame_index_;
