@@ -64,6 +64,15 @@ std::string xml_problems(const std::string& text) {
   return r.status == 0 ? "" : r.err + " (status " + std::to_string(r.status) + ")";
 }
 
+// Pseudo-random numbers under n, the same on every run: next(n).
+struct Numbers {
+  uint32_t seed;
+  uint32_t operator()(uint32_t n) {
+    seed = seed * 1103515245u + 12345u;
+    return (seed >> 16) % n;
+  }
+};
+
 bool have_xmllint() { return hangscope::testing::run({"xmllint", "--version"}).status == 0; }
 
 }  // namespace
@@ -123,11 +132,7 @@ TEST(FlameTree, MinShareLeavesOutTheSubtreesOfNarrowNodes) {
 // tree without the nodes under a narrow one, node for node.
 TEST(FlameTree, MinShareKeepsExactlyTheNodesWithoutANarrowAncestor) {
   MadeCapture m;
-  uint32_t seed = 12345;
-  auto next = [&](uint32_t n) {
-    seed = seed * 1103515245u + 12345u;
-    return (seed >> 16) % n;
-  };
+  Numbers next{12345};
   const uint32_t groups[] = {m.group("jbd2:force-commit", "jbd2"), m.group("vfs:rename-lock", "vfs"),
                              m.group("mm:mmap-lock", "mm")};
   for (int s = 0; s < 3000; ++s) {
@@ -171,11 +176,7 @@ TEST(FlameTree, MinShareKeepsExactlyTheNodesWithoutANarrowAncestor) {
 // the tree that samples end on, in the tree's order, with the weight ending there.
 TEST(FlamePaths, AreTheTreesNodesThatSamplesEndOnInItsOrder) {
   MadeCapture m;
-  uint32_t seed = 777;
-  auto next = [&](uint32_t n) {
-    seed = seed * 1103515245u + 12345u;
-    return (seed >> 16) % n;
-  };
+  Numbers next{777};
   const uint32_t groups[] = {m.group("jbd2:force-commit", "jbd2"), m.group("mm:mmap-lock", "mm")};
   const char* comms[] = {"a", "b c", "d"};
   for (int s = 0; s < 2000; ++s) {
