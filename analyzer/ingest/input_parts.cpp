@@ -52,8 +52,9 @@ class PartSource final : public ByteSource {
   size_t pos_ = 0, given_back_ = 0;
 };
 
-// The lines of a part, counted as LineReader counts them: a last line without '\n' is
-// one, read only by the last part.
+// The '\n' in a slice of a part that is not the last: the lines before the next part's
+// first, counted as LineReader counts them (a last line without '\n', which only the
+// last part has, is never counted).
 uint64_t newlines(std::string_view text, bool mapped) {
   uint64_t n = 0;
   for (size_t at = 0; at < text.size(); at += kGiveBackBytes) {
@@ -102,18 +103,23 @@ std::vector<std::string_view> split_at_records(std::string_view text, size_t par
 void for_each_part(const InputParts& input, const std::function<void(size_t, LineReader&)>& read) {
   const std::vector<std::string_view>& parts = input.parts;
   const bool mapped = input.mapped;
-  std::vector<uint64_t> lines(parts.size());
-  std::vector<std::exception_ptr> failed(parts.size());
-  std::latch counted(static_cast<std::ptrdiff_t>(parts.size()));
+  const size_t n = parts.size();
+  std::vector<uint64_t> lines(n * n, 0);  // by part, then by the slice a thread counted
+  std::vector<std::exception_ptr> failed(n);
+  std::latch counted(static_cast<std::ptrdiff_t>(n));
   auto run = [&](size_t i) {
     try {
-      // Every part counts its own lines; a part's first line number waits for the
-      // counts of the parts before it, which take a fraction of reading them.
-      lines[i] = i + 1 < parts.size() ? newlines(parts[i], mapped) : 0;
+      // A part's first line number waits for the lines of the parts before it, which
+      // take a fraction of reading them to count: every thread counts a slice of each,
+      // so that none waits for another to count a whole part.
+      for (size_t k = 0; k + 1 < n; ++k) {
+        const size_t from = parts[k].size() * i / n, to = parts[k].size() * (i + 1) / n;
+        lines[k * n + i] = newlines(parts[k].substr(from, to - from), mapped);
+      }
       counted.count_down();
       counted.wait();
       uint64_t before = 0;
-      for (size_t k = 0; k < i; ++k) before += lines[k];
+      for (size_t k = 0; k < i * n; ++k) before += lines[k];  // every slice of parts [0, i)
       LineReader in(std::make_unique<PartSource>(parts[i], mapped), input.name, before);
       read(i, in);
     } catch (...) {
@@ -121,7 +127,7 @@ void for_each_part(const InputParts& input, const std::function<void(size_t, Lin
     }
   };
   std::vector<std::jthread> threads;
-  for (size_t i = 1; i < parts.size(); ++i) threads.emplace_back(run, i);
+  for (size_t i = 1; i < n; ++i) threads.emplace_back(run, i);
   if (!parts.empty()) run(0);
   threads.clear();  // joins
   for (const std::exception_ptr& e : failed)
