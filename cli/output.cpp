@@ -1,11 +1,11 @@
 #include "output.hpp"
 
+#include <cerrno>
 #include <fcntl.h>
-#include <fmt/format.h>
+#include <system_error>
 #include <unistd.h>
 
-#include <cerrno>
-#include <system_error>
+#include <fmt/format.h>
 
 namespace hangscope::cli {
 

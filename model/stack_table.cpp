@@ -30,8 +30,8 @@ FrameId StackTable::intern_frame(const Frame& f) {
   return it->second;
 }
 
-FrameId StackTable::intern_frame(std::string_view function, std::string_view module, FrameKind kind,
-                                 uint8_t flags, std::string_view source) {
+FrameId StackTable::intern_frame(std::string_view function, std::string_view module,
+                                 FrameKind kind, uint8_t flags, std::string_view source) {
   return intern_frame(Frame{strings_.intern(function), strings_.intern(module), kind, flags,
                             source.empty() ? StrId{0} : strings_.intern(source)});
 }

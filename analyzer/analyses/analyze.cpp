@@ -1,4 +1,5 @@
 #include "hangscope/analysis.hpp"
+
 #include "hangscope/parallel.hpp"
 #include "spinning.hpp"
 

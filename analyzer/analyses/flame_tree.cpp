@@ -158,7 +158,7 @@ std::vector<Opened> opened_levels(size_t n, Shared shared, Levels levels, Weight
   constexpr uint16_t kNone = UINT16_MAX;
   std::vector<uint16_t> narrow(n, kNone);  // leaf k's first narrow level, if it opens one
   struct Record {
-    int shared;  // levels leaf `leaf` shares with the one before; -1 past the last leaf
+    int shared;    // levels leaf `leaf` shares with the one before; -1 past the last leaf
     uint32_t leaf;
   };
   std::vector<Record> records{{-1, static_cast<uint32_t>(n)}};  // bottom: farthest
