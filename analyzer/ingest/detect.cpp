@@ -102,7 +102,7 @@ bool read_in_parts(const std::string& path, const ReadOptions& options, Capture&
   const Reader& reader = choose_reader(text.substr(0, kHeadBytes), options.format, path);
   if (reader.record_start(text, 0) == std::string_view::npos) return false;
   const size_t parts = std::min<size_t>(threads, text.size() / ingest::kMinPartBytes);
-  InputParts input{ingest::split_at_records(text, parts, reader), path, true};
+  InputParts input = mapped->parts(ingest::split_at_records(text, parts, reader), path);
   CaptureBuilder builder = builder_for(reader, path, options, capture);
   reader.read_parts(input, builder);
   check_read(reader, builder, capture, path);

@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <latch>
@@ -17,56 +20,64 @@ namespace hangscope::ingest {
 
 namespace {
 
-// Pages of a mapped part are given back once read this far past them: what was read is
-// copied out (LineReader, the tables), and a part's pages would otherwise stay resident
-// until the whole input is read, as much memory again as the input.
-constexpr size_t kGiveBackBytes = 8 << 20;
-
-// Gives back the whole pages of [begin, end) of a read-only file mapping: a later read
-// faults them in again from the page cache.
-void give_back(const char* begin, const char* end) {
-  const auto page = static_cast<uintptr_t>(::sysconf(_SC_PAGESIZE));
-  uintptr_t b = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
-  uintptr_t e = reinterpret_cast<uintptr_t>(end) & ~(page - 1);
-  if (b < e) ::madvise(reinterpret_cast<void*>(b), e - b, MADV_DONTNEED);
-}
-
-// The bytes of one part, copied out as a LineReader asks for them.
+// The bytes of one part, copied out as a LineReader asks for them: from the file where
+// the part is of one (InputParts::fd), else from memory.
 class PartSource final : public ByteSource {
  public:
-  PartSource(std::string_view text, bool mapped) : text_(text), mapped_(mapped) {}
+  PartSource(const InputParts& input, std::string_view text)
+      : text_(text), fd_(input.fd), name_(input.name) {
+    if (fd_ >= 0) offset_ = static_cast<off_t>(text.data() - input.file_start);
+  }
   size_t read(char* buf, size_t n) override {
     n = std::min(n, text_.size() - pos_);
-    std::memcpy(buf, text_.data() + pos_, n);
-    pos_ += n;
-    if (mapped_ && pos_ - given_back_ >= kGiveBackBytes) {
-      give_back(text_.data() + given_back_, text_.data() + pos_);
-      given_back_ = pos_;
+    if (fd_ < 0) {
+      std::memcpy(buf, text_.data() + pos_, n);
+    } else {
+      n = read_file(buf, n);
     }
+    pos_ += n;
     return n;
   }
 
  private:
+  // Up to n bytes at pos_; fewer only where the file was cut short since it was mapped.
+  size_t read_file(char* buf, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r = ::pread(fd_, buf + got, n - got, offset_ + static_cast<off_t>(pos_ + got));
+      if (r == 0) break;
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        throw InputError(fmt::format("{}: {}", name_, std::strerror(errno)));
+      }
+      got += static_cast<size_t>(r);
+    }
+    return got;
+  }
+
   std::string_view text_;
-  bool mapped_;
-  size_t pos_ = 0, given_back_ = 0;
+  int fd_;
+  const std::string& name_;
+  off_t offset_ = 0;
+  size_t pos_ = 0;
 };
 
 // The '\n' in a slice of a part that is not the last: the lines before the next part's
 // first, counted as LineReader counts them (a last line without '\n', which only the
 // last part has, is never counted).
-uint64_t newlines(std::string_view text, bool mapped) {
+uint64_t newlines(const InputParts& input, std::string_view text) {
+  constexpr size_t kPiece = 1 << 20;
+  PartSource in(input, text);
+  std::vector<char> buf(kPiece);
   uint64_t n = 0;
-  for (size_t at = 0; at < text.size(); at += kGiveBackBytes) {
-    std::string_view piece = text.substr(at, kGiveBackBytes);
+  while (size_t got = in.read(buf.data(), buf.size())) {
     // memchr from line to line: several times std::count's speed on lines of tens of bytes.
-    const char* p = piece.data();
-    const char* const end = p + piece.size();
+    const char* p = buf.data();
+    const char* const end = p + got;
     while (const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p))) {
       ++n;
       p = static_cast<const char*>(nl) + 1;
     }
-    if (mapped) give_back(piece.data(), piece.data() + piece.size());
   }
   return n;
 }
@@ -102,7 +113,6 @@ std::vector<std::string_view> split_at_records(std::string_view text, size_t par
 
 void for_each_part(const InputParts& input, const std::function<void(size_t, LineReader&)>& read) {
   const std::vector<std::string_view>& parts = input.parts;
-  const bool mapped = input.mapped;
   const size_t n = parts.size();
   std::vector<uint64_t> lines(n * n, 0);  // by part, then by the slice a thread counted
   std::vector<std::exception_ptr> failed(n);
@@ -114,13 +124,13 @@ void for_each_part(const InputParts& input, const std::function<void(size_t, Lin
       // so that none waits for another to count a whole part.
       for (size_t k = 0; k + 1 < n; ++k) {
         const size_t from = parts[k].size() * i / n, to = parts[k].size() * (i + 1) / n;
-        lines[k * n + i] = newlines(parts[k].substr(from, to - from), mapped);
+        lines[k * n + i] = newlines(input, parts[k].substr(from, to - from));
       }
       counted.count_down();
       counted.wait();
       uint64_t before = 0;
       for (size_t k = 0; k < i * n; ++k) before += lines[k];  // every slice of parts [0, i)
-      LineReader in(std::make_unique<PartSource>(parts[i], mapped), input.name, before);
+      LineReader in(std::make_unique<PartSource>(input, parts[i]), input.name, before);
       read(i, in);
     } catch (...) {
       failed[i] = std::current_exception();
@@ -184,20 +194,24 @@ std::unique_ptr<MappedInput> MappedInput::open(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return nullptr;  // the stream's open says why
   struct stat st {};
-  std::unique_ptr<MappedInput> mapped;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-    void* p = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+    const auto size = static_cast<size_t>(st.st_size);
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p != MAP_FAILED) {
-      ::madvise(p, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL);
-      mapped.reset(new MappedInput(static_cast<const char*>(p), static_cast<size_t>(st.st_size)));
-      if (compression_of(mapped->text().substr(0, 4)) != Compression::none) mapped.reset();
+      ::madvise(p, size, MADV_RANDOM);  // read at the cuts only: no read-ahead
+      std::unique_ptr<MappedInput> mapped(new MappedInput(fd, static_cast<const char*>(p), size));
+      if (compression_of(mapped->text().substr(0, 4)) == Compression::none) return mapped;
+      return nullptr;
     }
   }
   ::close(fd);
-  return mapped;
+  return nullptr;
 }
 
-MappedInput::~MappedInput() { ::munmap(const_cast<char*>(data_), size_); }
+MappedInput::~MappedInput() {
+  ::munmap(const_cast<char*>(data_), size_);
+  ::close(fd_);
+}
 
 }  // namespace hangscope::ingest
 
@@ -211,7 +225,7 @@ void Reader::read_parts(const InputParts& input, CaptureBuilder& out) const {
   std::string_view whole(parts.front().data(),
                          static_cast<size_t>(parts.back().data() + parts.back().size() -
                                              parts.front().data()));
-  LineReader in(std::make_unique<ingest::PartSource>(whole, input.mapped), input.name);
+  LineReader in(std::make_unique<ingest::PartSource>(input, whole), input.name);
   read(in, out);
 }
 

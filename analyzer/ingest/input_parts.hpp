@@ -79,8 +79,10 @@ void read_and_merge(const InputParts& input, CaptureBuilder& out, State& first, 
   }
 }
 
-// A plain file mapped whole, read-only, for reading in parts: none for standard input,
+// A plain file mapped whole, read-only, for cutting into parts: none for standard input,
 // what is not a regular file, and compressed files (decompressed as a stream instead).
+// The file stays open: the parts' bytes are read from it (InputParts::fd), and of the
+// mapping only the pages around the cuts are touched.
 class MappedInput {
  public:
   static std::unique_ptr<MappedInput> open(const std::string& path);
@@ -88,9 +90,14 @@ class MappedInput {
   MappedInput(const MappedInput&) = delete;
   MappedInput& operator=(const MappedInput&) = delete;
   std::string_view text() const { return {data_, size_}; }
+  // The input's parts of `text()`, to be read from the file.
+  InputParts parts(std::vector<std::string_view> parts, std::string name) const {
+    return InputParts{std::move(parts), std::move(name), fd_, data_};
+  }
 
  private:
-  MappedInput(const char* data, size_t size) : data_(data), size_(size) {}
+  MappedInput(int fd, const char* data, size_t size) : fd_(fd), data_(data), size_(size) {}
+  int fd_;
   const char* data_;
   size_t size_;
 };

@@ -63,7 +63,7 @@ Capture in_parts(const std::string& text, const std::string& name, std::span<con
   info.path = name;
   info.format = std::string(reader.name());
   CaptureBuilder b(c, info);
-  InputParts input{ingest::cut_at_records(text, at, reader), name, false};
+  InputParts input{ingest::cut_at_records(text, at, reader), name};
   reader.read_parts(input, b);
   return c;
 }

@@ -153,8 +153,12 @@ enum class Applicability { no, maybe, yes };
 struct InputParts {
   std::vector<std::string_view> parts;  // adjacent, in input order
   std::string name;                     // labels their lines
-  // Of a read-only file mapping, whose pages are given back as they are read.
-  bool mapped = false;
+  // Where the parts are of a file mapped read-only: the file, and where its first byte
+  // is mapped. Their bytes are then read from the file (pread), as a stream's are: a
+  // fault per page of the mapping costs more than the copy, and pages read would stay
+  // resident until the whole input is read. -1: the parts are in memory.
+  int fd = -1;
+  const char* file_start = nullptr;
 };
 
 class Reader {
