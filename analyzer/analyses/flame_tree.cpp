@@ -12,6 +12,7 @@
 #include <span>
 #include <unordered_map>
 
+#include "hangscope/bulk_allocator.hpp"
 #include "hangscope/parallel.hpp"
 
 namespace hangscope {
@@ -38,14 +39,16 @@ std::vector<uint32_t> ranks(size_t n, Key key, Less less, Equal equal, unsigned 
 }
 
 // One distinct path: the key under the root (a comm or a group, by rank) and a stack.
+// Without initialisers: a trivial type, so that the array of leaves is not zeroed before
+// the threads fill it (FillVector).
 struct Leaf {
-  uint32_t top = 0;      // rank of the comm or group; 0 when the root option is none
-  uint32_t top_key = 0;  // the StrId or group index itself
-  StackId stack = 0;
-  uint64_t weight = 0;
-  uint64_t timed = 0;
-  uint64_t prefix = 0;  // ranks + 1 of the outermost kPrefix frames, 16 bits each
-  uint32_t on_cpu = 0;  // 1 for running tasks' samples (split trees only)
+  uint32_t top;      // rank of the comm or group; 0 when the root option is none
+  uint32_t top_key;  // the StrId or group index itself
+  StackId stack;
+  uint32_t on_cpu;  // 1 for running tasks' samples (split trees only)
+  uint64_t weight;
+  uint64_t timed;
+  uint64_t prefix;  // ranks + 1 of the outermost kPrefix frames, 16 bits each
 };
 
 // Sorting compares the first frames of most pairs: packed into one integer, they are
@@ -302,7 +305,7 @@ struct FlamePaths::Sorted {
   bool has_top = false;                   // a comm or group level under the root
   bool mixed = false, all_timed = false;  // of the timed weights (FlameTree::timed_weight)
   std::vector<uint32_t> frame_rank;
-  std::vector<Leaf> leaves;
+  FillVector<Leaf> leaves;
   std::vector<Opened> opened;  // by leaf
   size_t count = 0;            // the tree's nodes
 
@@ -362,7 +365,7 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
 
   // Sum the samples into leaves: one per distinct stack, or per (comm, stack); and per
   // side of the split.
-  std::vector<Leaf>& leaves = out.leaves;
+  FillVector<Leaf>& leaves = out.leaves;
   auto timed = [&](const TaskSample& s) -> uint64_t {
     // A running task is no blocked thread.
     return capture.sources[s.source].timed && s.round != kNoRound && !running(s) ? s.weight : 0;
@@ -373,7 +376,7 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
       auto [it, added] =
           index.try_emplace((uint64_t{s.comm} << 33) | (uint64_t{s.stack} << 1) | on_cpu(s),
                             static_cast<uint32_t>(leaves.size()));
-      if (added) leaves.push_back({0, s.comm, s.stack, 0, 0, prefix(s.stack), on_cpu(s)});
+      if (added) leaves.push_back({0, s.comm, s.stack, on_cpu(s), 0, 0, prefix(s.stack)});
       leaves[it->second].weight += s.weight;
       leaves[it->second].timed += timed(s);
     }
@@ -389,38 +392,43 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
           std::less<>(), std::equal_to<>());
     const bool by_group = options.root == FlameRoot::group;
     // The stacks in parts, each part's samples summed on a thread of its own into a table
-    // indexed by stack * 2 + on CPU, and its leaves laid after the earlier parts'.
+    // indexed by stack * 2 + on CPU; then, each part's count of leaves known, its leaves
+    // laid after the earlier parts' in the one array.
     const size_t stacks = st.stack_count();
     const size_t parts = threads_for(stacks, options.threads);
-    std::vector<std::vector<Leaf>> part_leaves(parts);
+    struct Sum {
+      uint64_t weight = 0, timed = 0;
+    };
+    std::vector<BulkVector<Sum>> sums(parts);
+    std::vector<size_t> first_leaf(parts + 1, 0);
     run_parts(parts, [&](size_t part) {
       const PartRange range = part_range(stacks, parts, part);
-      const size_t first = 2 * range.begin;
-      std::vector<uint64_t> weight(2 * (range.end - range.begin), 0),
-          timed_weight(weight.size(), 0);
+      BulkVector<Sum>& sum = sums[part];
+      sum.resize(2 * (range.end - range.begin));
       for (const TaskSample& s : capture.samples) {
         if (s.stack < range.begin || s.stack >= range.end) continue;
-        weight[2 * s.stack + on_cpu(s) - first] += s.weight;
-        timed_weight[2 * s.stack + on_cpu(s) - first] += timed(s);
+        Sum& to = sum[2 * (s.stack - range.begin) + on_cpu(s)];
+        to.weight += s.weight;
+        to.timed += timed(s);
       }
-      std::vector<Leaf>& out = part_leaves[part];
-      for (size_t i = 0; i < weight.size(); ++i) {
-        if (weight[i] == 0) continue;
-        const auto s = static_cast<StackId>((first + i) / 2);
-        uint32_t g = cls.group(s);
-        out.push_back({by_group ? group_rank[g] : 0, by_group ? g : 0, s, weight[i],
-                       timed_weight[i], prefix(s), static_cast<uint32_t>(i % 2)});
-      }
+      first_leaf[part + 1] = static_cast<size_t>(
+          std::count_if(sum.begin(), sum.end(), [](const Sum& x) { return x.weight > 0; }));
     });
-    if (parts == 1) {
-      leaves = std::move(part_leaves.front());
-    } else {
-      size_t n = 0;
-      for (const std::vector<Leaf>& p : part_leaves) n += p.size();
-      leaves.reserve(n);
-      for (const std::vector<Leaf>& p : part_leaves)
-        leaves.insert(leaves.end(), p.begin(), p.end());
-    }
+    for (size_t part = 0; part < parts; ++part) first_leaf[part + 1] += first_leaf[part];
+    leaves.resize(first_leaf.back());
+    run_parts(parts, [&](size_t part) {
+      const size_t first = 2 * part_range(stacks, parts, part).begin;
+      const BulkVector<Sum>& sum = sums[part];
+      Leaf* to = leaves.data() + first_leaf[part];
+      for (size_t i = 0; i < sum.size(); ++i) {
+        if (sum[i].weight == 0) continue;
+        const auto s = static_cast<StackId>((first + i) / 2);
+        const uint32_t g = cls.group(s);
+        *to++ = {by_group ? group_rank[g] : 0, by_group ? g : 0, s, static_cast<uint32_t>(i % 2),
+                 sum[i].weight, sum[i].timed, prefix(s)};
+      }
+      BulkVector<Sum>().swap(sums[part]);  // given back on its own thread
+    });
   }
 
   // Equal prefixes mean equal first frames and lengths of at least kPrefix, or equal

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <memory>
 #include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace hangscope {
@@ -73,5 +75,30 @@ struct BulkAllocator {
 // A vector whose storage, once large, lives in huge pages.
 template <typename T>
 using BulkVector = std::vector<T, BulkAllocator<T>>;
+
+// A BulkAllocator whose vectors' resize() leaves new elements default-initialised, which
+// for a trivial type is not at all: for arrays that threads then fill in parts, so that
+// each page is first touched by the thread that fills it, not zeroed on one before.
+template <typename T>
+struct FillAllocator : BulkAllocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = FillAllocator<U>;
+  };
+  FillAllocator() noexcept = default;
+  template <typename U>
+  FillAllocator(const FillAllocator<U>&) noexcept {}
+  template <typename U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+template <typename T>
+using FillVector = std::vector<T, FillAllocator<T>>;
 
 }  // namespace hangscope
