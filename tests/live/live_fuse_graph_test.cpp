@@ -24,7 +24,7 @@ TEST(LiveFuseGraph, ReadersBlockedOnAStalledDaemonWaitForTheDaemon) {
   fs.stall();
   pid_t sleeping = fs.start_reader();  // stays interruptible: state S
   pid_t killable = fs.start_reader();
-  ASSERT_TRUE(StalledFuse::wait_until_waiting(sleeping));
+  ASSERT_TRUE(StalledFuse::wait_until_reading(sleeping));
   ASSERT_TRUE(StalledFuse::wait_until_waiting(killable));
   ASSERT_TRUE(fs.interrupt(killable));  // now uninterruptible: state D
 

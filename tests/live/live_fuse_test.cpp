@@ -51,7 +51,7 @@ TEST_P(LiveFuse, StalledDaemonLeavesReadersBlockedInRequestWaitAnswer) {
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
   pid_t reader = fs.start_reader();
-  ASSERT_TRUE(StalledFuse::wait_until_waiting(reader));
+  ASSERT_TRUE(StalledFuse::wait_until_reading(reader));
 
   // Waiting interruptibly: invisible to a D-only sampler, seen with --states DS.
   EXPECT_TRUE(fuse_states(GetParam(), reader, "D").empty());

@@ -215,7 +215,9 @@ TEST_P(LiveSamplerStall, SleepingFuseReadersAreRecordedForTheirWait) {
   StalledFuse fs(STALLFS_BIN);
   fs.stall();
   pid_t reader = fs.start_reader();
-  ASSERT_TRUE(StalledFuse::wait_until_waiting(reader));
+  // In its read: caught in its open (answered at once) or its sleep between reads, it
+  // would be taken for a sleeper in no watched wait until the next S scan, 1 s away.
+  ASSERT_TRUE(StalledFuse::wait_until_reading(reader));
   // Default states (D only): the reader sleeps in S, yet it is recorded for its wait.
   RunResult r = run(
       {HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "5", "-i", "20", "-p", std::to_string(reader), "-o", out});
