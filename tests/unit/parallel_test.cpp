@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
+#include <mutex>
 #include <random>
+#include <set>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -22,46 +25,60 @@ TEST(Parallel, ThreadCountIsWhatIsAskedOrTheCpusOfTheProcess) {
 
 TEST(Parallel, SortOnThreadsSortsAsStdSort) {
   std::mt19937 random(7);
-  for (size_t n : {0, 1, 2, 3, 1000, 100'001}) {
-    std::vector<uint32_t> values(n);
-    for (uint32_t& v : values) v = random() % 5000;  // with equal values
-    std::vector<uint32_t> sorted = values;
-    std::sort(sorted.begin(), sorted.end());
-    for (unsigned threads : {1u, 2u, 3u, 5u}) {
-      std::vector<uint32_t> v = values;
-      sort_on_threads(v.begin(), v.end(), std::less<>(), threads);
-      EXPECT_EQ(v, sorted) << n << " values on " << threads << " threads";
+  // Random values with few or many repeats, runs already in order or reversed, and one
+  // value throughout: the pivot then meets its equals, or falls at either end.
+  auto inputs = [&](size_t n) {
+    std::vector<std::vector<uint32_t>> out(6, std::vector<uint32_t>(n));
+    for (size_t i = 0; i < n; ++i) {
+      out[0][i] = static_cast<uint32_t>(random() % 5000);
+      out[1][i] = static_cast<uint32_t>(random() % 3);
+      out[2][i] = static_cast<uint32_t>(i);
+      out[3][i] = static_cast<uint32_t>(n - i);
+      out[4][i] = 42;
+      out[5][i] = static_cast<uint32_t>(i % 2 ? i : 0);  // half of them the least
     }
-  }
-}
-
-TEST(Parallel, MergeOnThreadsMergesAsStdMerge) {
-  std::mt19937 random(11);
-  // Runs of every length against each other, the cut falling on equal values too.
-  for (size_t left : {0, 1, 2, 7, 5000}) {
-    for (size_t right : {0, 1, 3, 4999}) {
-      std::vector<uint32_t> values(left + right);
-      for (uint32_t& v : values) v = random() % 300;
-      std::sort(values.begin(), values.begin() + static_cast<long>(left));
-      std::sort(values.begin() + static_cast<long>(left), values.end());
-      std::vector<uint32_t> merged = values;
-      std::inplace_merge(merged.begin(), merged.begin() + static_cast<long>(left), merged.end());
-      for (unsigned threads : {1u, 2u, 4u}) {
+    return out;
+  };
+  for (size_t n : {0, 1, 2, 3, 1000, 1020, 1021, 100'001}) {
+    for (const std::vector<uint32_t>& values : inputs(n)) {
+      std::vector<uint32_t> sorted = values;
+      std::sort(sorted.begin(), sorted.end());
+      for (unsigned threads : {1u, 2u, 3u, 5u}) {
         std::vector<uint32_t> v = values;
-        merge_on_threads(v.begin(), v.begin() + static_cast<long>(left), v.end(), std::less<>(),
-                         threads);
-        EXPECT_EQ(v, merged) << left << " and " << right << " on " << threads << " threads";
+        sort_on_threads(v.begin(), v.end(), std::less<>(), threads);
+        EXPECT_EQ(v, sorted) << n << " values on " << threads << " threads";
       }
     }
   }
 }
 
-TEST(Parallel, MergeOnThreadsMovesWhatCannotBeCopied) {
+TEST(Parallel, SortOnThreadsSortsOnEveryThreadItIsGiven) {
+  // Each comparison notes its thread: a sort on two threads that ran on one fails.
+  std::mt19937 random(5);
+  std::vector<uint32_t> v(20'000);
+  for (uint32_t& x : v) x = static_cast<uint32_t>(random());
+  std::mutex m;
+  std::set<std::thread::id> seen;
+  sort_on_threads(
+      v.begin(), v.end(),
+      [&](uint32_t a, uint32_t b) {
+        std::lock_guard lock(m);
+        seen.insert(std::this_thread::get_id());
+        return a < b;
+      },
+      2);
+  EXPECT_TRUE(std::is_sorted(v.begin(), v.end()));
+  EXPECT_EQ(seen.size(), 2u);
+}
+
+TEST(Parallel, SortOnThreadsMovesWhatCannotBeCopied) {
+  std::mt19937 random(11);
   std::vector<std::unique_ptr<int>> v;
-  for (int i : {1, 4, 6, 2, 3, 5}) v.push_back(std::make_unique<int>(i));
-  merge_on_threads(
-      v.begin(), v.begin() + 3, v.end(), [](const auto& a, const auto& b) { return *a < *b; }, 2);
-  for (size_t i = 0; i < v.size(); ++i) EXPECT_EQ(*v[i], static_cast<int>(i) + 1);
+  for (int i = 0; i < 5000; ++i) v.push_back(std::make_unique<int>(static_cast<int>(random() % 100)));
+  sort_on_threads(
+      v.begin(), v.end(), [](const auto& a, const auto& b) { return *a < *b; }, 3);
+  EXPECT_TRUE(std::is_sorted(v.begin(), v.end(),
+                             [](const auto& a, const auto& b) { return *a < *b; }));
 }
 
 TEST(Parallel, PartRangesCoverTheWholeInOrder) {
