@@ -50,8 +50,27 @@ void sort_on_threads(It begin, It end, Less less, unsigned threads) {
   const It last = end - 1;  // where the pivot waits while the others are partitioned
   std::iter_swap(begin + static_cast<std::ptrdiff_t>(sample[kSample * left_threads / threads]),
                  last);
-  const It lower = std::partition(begin, last, [&](const auto& x) { return less(x, *last); });
-  const It upper = std::partition(lower, last, [&](const auto& x) { return !less(*last, x); });
+  // Each half of the others partitioned on a thread (a comparison walks the frames two
+  // paths share: on the shapes of real profiles, 10 ms for 200,000 leaves), into those
+  // less than the pivot, its equals and the greater; then the pieces moved into place.
+  struct Cuts {
+    It equal, greater;
+  };
+  auto three_ways = [&](It from, It to) {
+    const It equal = std::partition(from, to, [&](const auto& x) { return less(x, *last); });
+    return Cuts{equal, std::partition(equal, to, [&](const auto& x) { return !less(*last, x); })};
+  };
+  const It mid = begin + (last - begin) / 2;
+  Cuts a, b;
+  {
+    std::jthread other([&] { b = three_ways(mid, last); });
+    a = three_ways(begin, mid);
+  }  // joins
+  // [begin, a.equal) < [a.equal, a.greater) = [a.greater, mid) > [mid, b.equal) <
+  // [b.equal, b.greater) = [b.greater, last) >: the second half's less before the first's
+  // equal, then its equal before the first's greater.
+  const It lower = std::rotate(a.equal, mid, b.equal);
+  const It upper = std::rotate(lower + (a.greater - a.equal), b.equal, b.greater);
   std::iter_swap(upper, last);  // [begin, lower) < pivot = [lower, upper] < (upper, end)
   std::jthread other([&] { sort_on_threads(upper + 1, end, less, threads - left_threads); });
   sort_on_threads(begin, lower, less, left_threads);
