@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "hangscope/parallel.hpp"
+
 namespace hangscope {
 
 namespace {
@@ -19,9 +21,12 @@ uint64_t hash_ids(std::span<const FrameId> ids) {
 // Blocks of 2 MiB: one huge page each (bulk_allocator.hpp).
 constexpr size_t kBlockFrames = bulk_memory::kHugePage / sizeof(FrameId);
 
+// Fewer stacks than this in a part are absorbed on one thread.
+constexpr size_t kStacksForThreads = 1 << 15;
+
 StackTable::StackTable() {
   stacks_.push_back({nullptr, 0});  // stack 0: empty
-  stack_index_.emplace(hash_ids({}), 0);
+  index(0, hash_ids({}));
 }
 
 FrameId StackTable::intern_frame(const Frame& f) {
@@ -46,18 +51,11 @@ StackId StackTable::find_hashed(std::span<const FrameId> leaf_first, uint64_t h)
   return kAbsentStack;
 }
 
-StackId StackTable::find_stack(std::span<const FrameId> leaf_first) const {
-  return find_hashed(leaf_first, hash_ids(leaf_first));
-}
-
 StackId StackTable::intern_stack(std::span<const FrameId> leaf_first) {
+  if (indexed_ < stacks_.size()) index_all();
   const uint64_t h = hash_ids(leaf_first);
   if (StackId found = find_hashed(leaf_first, h); found != kAbsentStack) return found;
   return add_hashed(leaf_first, h);
-}
-
-StackId StackTable::add_stack(std::span<const FrameId> leaf_first) {
-  return add_hashed(leaf_first, hash_ids(leaf_first));
 }
 
 StackId StackTable::add_hashed(std::span<const FrameId> leaf_first, uint64_t h) {
@@ -73,13 +71,59 @@ StackId StackTable::add_hashed(std::span<const FrameId> leaf_first, uint64_t h) 
   std::copy(leaf_first.begin(), leaf_first.end(), dst);
   block_used_ += leaf_first.size();
   stacks_.push_back({dst, static_cast<uint32_t>(leaf_first.size())});
-  if (!stack_index_.try_emplace(h, id).second) stack_collisions_.emplace(h, id);
+  index(id, h);
   return id;
 }
 
-void StackTable::reserve_stacks(size_t n) {
-  stacks_.reserve(n);
-  stack_index_.reserve(n);
+void StackTable::index(StackId id, uint64_t h) {
+  if (!stack_index_.try_emplace(h, id).second) stack_collisions_.emplace(h, id);
+  indexed_ = id + size_t{1};
+}
+
+void StackTable::index_all() {
+  stack_index_.reserve(stacks_.size());
+  for (size_t id = indexed_; id < stacks_.size(); ++id)
+    index(static_cast<StackId>(id), hash_ids(stack(static_cast<StackId>(id))));
+}
+
+std::vector<StackId> StackTable::absorb(StackTable&& part, std::span<const FrameId> frame_of,
+                                        unsigned threads) {
+  index_all();
+  const size_t n = part.stacks_.size();
+  std::vector<StackId> ids(n);
+  const size_t parts = n >= kStacksForThreads ? std::max(threads, 1u) : 1;
+  // Each thread a range of the part's stacks: their frames rewritten as this table's, in
+  // the part's own blocks, and looked up here; then the stacks not found numbered after
+  // this table's, each range's after the ranges before it.
+  std::vector<size_t> absent(parts + 1, 0);
+  run_parts(parts, [&](size_t p) {
+    const PartRange range = part_range(n, parts, p);
+    for (size_t i = range.begin; i < range.end; ++i) {
+      const StackRef s = part.stacks_[i];
+      for (FrameId* f = s.data; f != s.data + s.size; ++f) *f = frame_of[*f];
+      const std::span<const FrameId> frames(s.data, s.size);
+      ids[i] = find_hashed(frames, hash_ids(frames));
+      absent[p + 1] += ids[i] == kAbsentStack;
+    }
+  });
+  for (size_t p = 0; p < parts; ++p) absent[p + 1] += absent[p];
+  const size_t first = stacks_.size();
+  stacks_.resize(first + absent.back());
+  run_parts(parts, [&](size_t p) {
+    const PartRange range = part_range(n, parts, p);
+    size_t next = first + absent[p];
+    for (size_t i = range.begin; i < range.end; ++i)
+      if (ids[i] == kAbsentStack) {
+        stacks_[next] = part.stacks_[i];
+        ids[i] = static_cast<StackId>(next++);
+      }
+  });
+  // The part's blocks are this table's now; the block stacks are added to stays the last.
+  const auto at = blocks_.empty() ? blocks_.end() : blocks_.end() - 1;
+  blocks_.insert(at, std::make_move_iterator(part.blocks_.begin()),
+                 std::make_move_iterator(part.blocks_.end()));
+  part = StackTable();
+  return ids;
 }
 
 }  // namespace hangscope

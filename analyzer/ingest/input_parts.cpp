@@ -82,9 +82,6 @@ uint64_t newlines(const InputParts& input, std::string_view text) {
   return n;
 }
 
-// Fewer stacks than this in a part are searched for in the capture's on one thread.
-constexpr size_t kStacksForThreads = 1 << 15;
-
 }  // namespace
 
 unsigned read_threads(const ReadOptions& options) { return thread_count(options.threads); }
@@ -144,7 +141,7 @@ void for_each_part(const InputParts& input, const std::function<void(size_t, Lin
     if (e) std::rethrow_exception(e);
 }
 
-MergedIds merge_tables(const StackTable& part, StackTable& into, unsigned threads) {
+MergedIds merge_tables(StackTable&& part, StackTable& into, unsigned threads) {
   MergedIds ids;
   const StringTable& names = part.strings();
   ids.strings.resize(names.size());
@@ -158,28 +155,7 @@ MergedIds merge_tables(const StackTable& part, StackTable& into, unsigned thread
     f.source = ids.strings[f.source];
     ids.frames[i] = into.intern_frame(f);
   }
-  // The part's stacks are searched for in `into` on every thread, and those it lacks
-  // added after, in order. None is added twice: the part's stacks are distinct, and so
-  // are their frames in `into`.
-  const size_t n = part.stack_count();
-  ids.stacks.resize(n);
-  auto in_into = [&](StackId s, std::vector<FrameId>& frames) {
-    frames.clear();
-    for (FrameId f : part.stack(s)) frames.push_back(ids.frames[f]);
-    return std::span<const FrameId>(frames);
-  };
-  const size_t parts = n >= kStacksForThreads ? threads : 1;
-  run_parts(parts, [&](size_t p) {
-    std::vector<FrameId> frames;
-    const PartRange range = part_range(n, parts, p);
-    for (size_t i = range.begin; i < range.end; ++i)
-      ids.stacks[i] = into.find_stack(in_into(static_cast<StackId>(i), frames));
-  });
-  into.reserve_stacks(into.stack_count() + n);
-  std::vector<FrameId> frames;
-  for (size_t i = 0; i < n; ++i)
-    if (ids.stacks[i] == StackTable::kAbsentStack)
-      ids.stacks[i] = into.add_stack(in_into(static_cast<StackId>(i), frames));
+  ids.stacks = into.absorb(std::move(part), ids.frames, threads);
   return ids;
 }
 

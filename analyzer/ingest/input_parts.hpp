@@ -42,9 +42,9 @@ struct MergedIds {
 };
 // Interns every string, frame and stack of `part` into `into`, each table in the order
 // of the part's ids: after parts merged in input order, an id is the one reading the
-// parts one after the other into `into` would have given. The stacks are looked up on
-// up to `threads` threads.
-MergedIds merge_tables(const StackTable& part, StackTable& into, unsigned threads);
+// parts one after the other into `into` would have given. The stacks are taken, not
+// copied (StackTable::absorb), on up to `threads` threads; `part` is left empty.
+MergedIds merge_tables(StackTable&& part, StackTable& into, unsigned threads);
 
 // The lines a later part of an input skipped, added to the input's own account.
 void add_skipped(SourceInfo& into, const SourceInfo& part);
@@ -72,8 +72,8 @@ void read_and_merge(const InputParts& input, CaptureBuilder& out, State& first, 
       read(in, *rest[i - 1].builder, rest[i - 1].state);
   });
   for (Part& p : rest) {
-    const MergedIds ids =
-        merge_tables(p.capture.stacks, out.stacks(), static_cast<unsigned>(input.parts.size()));
+    const MergedIds ids = merge_tables(std::move(p.capture.stacks), out.stacks(),
+                                       static_cast<unsigned>(input.parts.size()));
     merge(p.capture, ids, p.state);
     add_skipped(out.info(), p.capture.sources[0]);
   }

@@ -55,14 +55,14 @@ class StackTable {
                        std::string_view source = {});
   // Frames are leaf first: index 0 is the innermost frame, as the kernel prints them.
   StackId intern_stack(std::span<const FrameId> leaf_first);
-  // The stack of these frames, or kAbsentStack where the table holds none; as a const
-  // call, on any number of threads at once while nothing is interned.
-  static constexpr StackId kAbsentStack = UINT32_MAX;
-  StackId find_stack(std::span<const FrameId> leaf_first) const;
-  // Interns a stack that find_stack() did not find, without searching for it again.
-  StackId add_stack(std::span<const FrameId> leaf_first);
-  // Room for `n` stacks in all, so that the index is not grown while they are added.
-  void reserve_stacks(size_t n);
+  // Takes the stacks of `part`, a table of its own whose frame f is this table's
+  // `frame_of[f]`: the stacks this table has keep their ids, the others are added after
+  // its own in the order of their ids in `part`, and the stacks' frames are not copied.
+  // Returns each stack's id here, by its id in `part`. The work is shared by up to
+  // `threads` threads; the added stacks are indexed only when a stack is next interned,
+  // which after the last part of an input is never.
+  std::vector<StackId> absorb(StackTable&& part, std::span<const FrameId> frame_of,
+                              unsigned threads);
 
   const Frame& frame(FrameId id) const { return frames_[id]; }
   std::string_view function(FrameId id) const { return strings_.get(frames_[id].function); }
@@ -76,15 +76,19 @@ class StackTable {
   const StringTable& strings() const { return strings_; }
 
  private:
+  static constexpr StackId kAbsentStack = UINT32_MAX;
   StackId find_hashed(std::span<const FrameId> leaf_first, uint64_t hash) const;
   StackId add_hashed(std::span<const FrameId> leaf_first, uint64_t hash);
+  void index(StackId id, uint64_t hash);
+  // Puts the stacks absorbed since in the index.
+  void index_all();
   StringTable strings_;
   std::vector<Frame> frames_;
   absl::flat_hash_map<Frame, FrameId> frame_index_;
   // The frames of all stacks live in blocks that never move (a stack never straddles
   // two), so that the table grows without copying what it holds.
   struct StackRef {
-    const FrameId* data;
+    FrameId* data;
     uint32_t size;
   };
   struct BlockDeleter {
@@ -102,6 +106,7 @@ class StackTable {
                       BulkAllocator<std::pair<const uint64_t, StackId>>>
       stack_index_;
   std::unordered_multimap<uint64_t, StackId> stack_collisions_;
+  size_t indexed_ = 0;  // the stacks [0, indexed_) are in the index
 };
 
 }  // namespace hangscope
