@@ -4,6 +4,7 @@
 // frame wins; then a match with a `below` condition beats one without; then the
 // earlier rule. A stack no rule matches is clustered by its first meaningful frame.
 // Large tables are classified in parts, one thread each, and the parts' groups merged.
+#include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,6 +24,7 @@ using classify_impl::Hit;
 using classify_impl::Use;
 
 constexpr uint32_t kUnset = std::numeric_limits<uint32_t>::max();
+constexpr FrameId kNoFrame = std::numeric_limits<FrameId>::max();  // no caller: "?"
 
 // Fewer distinct stacks than this for each thread are classified on one: a thread
 // costs about as much as classifying some thousand stacks.
@@ -47,8 +49,16 @@ struct Candidate {
   }
 };
 
-// Classifies stacks [begin, end) of a table: its groups numbered in the order they first
-// appear there, its per-stack vectors indexed from `begin`.
+// What classifying a range of stacks adds beside the per-stack vectors: the groups, in
+// the order they first appear in the range, and the rules each stack serves.
+struct PartGroups {
+  std::vector<WaitGroup> groups;
+  std::vector<uint32_t> serves_begin{0};  // by stack of the range, as Classification's
+  std::vector<uint32_t> serves_rules;
+};
+
+// Classifies stacks [begin, end) of a table into `out`'s per-stack vectors, sized for the
+// whole table, with the groups of `part` (numbered as they first appear in the range).
 class Classifier {
  public:
   Classifier(const StackTable& stacks, const CompiledRules& compiled, const FrameIndex& index)
@@ -60,18 +70,12 @@ class Classifier {
     rule_group_.assign(rules().groups.size(), kUnset);
   }
 
-  Classification run(StackId begin, StackId end) {
-    Classification out;
-    const size_t n = end - begin;
-    out.group_of_stack.resize(n);
-    out.wait_of_stack.resize(n);
-    out.spins_of_stack.resize(n);
-    out.serves_begin.reserve(n + 1);
+  void run(StackId begin, StackId end, Classification& out, PartGroups& part) {
+    part.serves_begin.reserve(end - begin + size_t{1});
     for (StackId s = begin; s < end; ++s) {
-      classify_stack(s, s - begin, out);
-      out.serves_begin.push_back(static_cast<uint32_t>(out.serves_rules.size()));
+      classify_stack(s, out, part);
+      part.serves_begin.push_back(static_cast<uint32_t>(part.serves_rules.size()));
     }
-    return out;
   }
 
  private:
@@ -102,10 +106,10 @@ class Classifier {
     return frames_.size();
   }
 
-  void classify_stack(StackId id, size_t at, Classification& out) {
+  void classify_stack(StackId id, Classification& out, PartGroups& part) {
     const size_t innermost = select_frames(id);
     for (FrameId f : frames_)
-      if (index_.frame_class(f) & classify_impl::kSpin) out.spins_of_stack[at] = 1;
+      if (index_.frame_class(f) & classify_impl::kSpin) out.spins_of_stack[id] = 1;
     for (size_t i = 0; i < frames_.size(); ++i) {
       for (const Hit& h : index_.hits(frames_[i])) {
         switch (h.use) {
@@ -151,46 +155,56 @@ class Classifier {
 
     // The rules whose holders this stack belongs to.
     for (uint32_t r : touched_rules_) {
-      if (holder_hit_[r] && !holder_not_[r]) out.serves_rules.push_back(r);
+      if (holder_hit_[r] && !holder_not_[r]) part.serves_rules.push_back(r);
       holder_hit_[r] = holder_not_[r] = 0;
     }
     for (uint32_t r : compiled_.any_holder_rules()) {
       bool listed = false;
       for (uint32_t t : touched_rules_) listed = listed || t == r;
-      if (!listed) out.serves_rules.push_back(r);
+      if (!listed) part.serves_rules.push_back(r);
     }
     touched_rules_.clear();
 
     const uint32_t group =
-        best.match == kUnset ? unclassified(innermost, out) : group_of(best, out);
-    out.group_of_stack[at] = group;
-    out.wait_of_stack[at] =
-        best.tier == Tier::role && best_wait.match != kUnset ? group_of(best_wait, out) : group;
+        best.match == kUnset ? unclassified(innermost, part) : group_of(best, part);
+    out.group_of_stack[id] = group;
+    out.wait_of_stack[id] =
+        best.tier == Tier::role && best_wait.match != kUnset ? group_of(best_wait, part) : group;
   }
 
-  uint32_t group_of(const Candidate& c, Classification& out) {
+  uint32_t group_of(const Candidate& c, PartGroups& part) {
     const GroupRule& rule = rules().groups[c.rule];
     if (rule.tier != Tier::generic && !rule.by_user_caller) {
       if (rule_group_[c.rule] == kUnset)
         rule_group_[c.rule] =
-            add_group(out, rule.name, rule.title, rule.subsystem, rule.resource, c.rule);
+            add_group(part, rule.name, rule.title, rule.subsystem, rule.resource, c.rule);
       return rule_group_[c.rule];
     }
     // A match of a hidden primitive's caller (innermost: filemap_fault for its folio
     // lock) is itself the caller that names the group, as it is in a kernel dump.
     const bool is_caller = compiled_.matches()[c.match].innermost;
-    std::string caller = rule.by_user_caller ? user_caller_of(c.position, c.rule)
-                         : rule.by_frame || is_caller
-                             ? std::string(index_.canonical(frames_[c.position]))
-                             : caller_of(c.position, c.rule);
-    return add_group(out, rule.name + ":" + caller, rule.title + " in " + caller, rule.subsystem,
-                     rule.resource, c.rule);
+    const FrameId caller = rule.by_user_caller         ? user_caller_of(c.position, c.rule)
+                           : rule.by_frame || is_caller ? frames_[c.position]
+                                                        : caller_of(c.position, c.rule);
+    // The group a rule and a caller make, once its name is known: most stacks share
+    // their rule and caller with an earlier one, and need no name made and looked up.
+    auto [known, added] = group_by_caller_.try_emplace(key(c.rule, caller), kUnset);
+    if (added) {
+      const std::string name = caller == kNoFrame      ? std::string("?")
+                               : rule.by_user_caller ? std::string(stacks_.function(caller))
+                                                     : std::string(index_.canonical(caller));
+      known->second = add_group(part, rule.name + ":" + name, rule.title + " in " + name,
+                                rule.subsystem, rule.resource, c.rule);
+    }
+    return known->second;
   }
 
-  uint32_t unclassified(size_t innermost, Classification& out) {
+  uint32_t unclassified(size_t innermost, PartGroups& part) {
     if (innermost == frames_.size())
-      return add_group(out, "other:(no stack)", "no kernel stack", "unknown",
+      return add_group(part, "other:(no stack)", "no kernel stack", "unknown",
                        "unknown: the stack was empty or held only scheduler frames", kNoRule, true);
+    auto [known, added] = group_by_caller_.try_emplace(key(kNoRule, frames_[innermost]), kUnset);
+    if (!added) return known->second;
     std::string first(index_.canonical(frames_[innermost]));
     std::string title = "other: " + first;
     for (size_t j = innermost + 1; j < frames_.size(); ++j) {
@@ -199,23 +213,27 @@ class Classifier {
       title += fmt::format(" ← {}", index_.canonical(frames_[j]));
       break;
     }
-    return add_group(out, "other:" + first, title, "unknown", "unknown: no rule matched", kNoRule,
-                     true);
+    known->second = add_group(part, "other:" + first, title, "unknown", "unknown: no rule matched",
+                              kNoRule, true);
+    return known->second;
   }
 
-  uint32_t add_group(Classification& out, const std::string& name, const std::string& title,
+  static uint64_t key(uint32_t rule, FrameId caller) { return uint64_t{rule} << 32 | caller; }
+
+  uint32_t add_group(PartGroups& part, const std::string& name, const std::string& title,
                      const std::string& subsystem, const std::string& resource, uint32_t rule,
                      bool unclassified = false) {
-    auto [it, inserted] = group_index_.try_emplace(name, static_cast<uint32_t>(out.groups.size()));
+    auto [it, inserted] =
+        group_index_.try_emplace(name, static_cast<uint32_t>(part.groups.size()));
     if (inserted)
-      out.groups.push_back(WaitGroup{name, title, subsystem, resource, rule, unclassified});
+      part.groups.push_back(WaitGroup{name, title, subsystem, resource, rule, unclassified});
     return it->second;
   }
 
   // Who took the lock: the first frame past the blocking frame that is neither a
   // scheduler, lock or entry frame nor another primitive of the same rule (a frame its
   // innermost-only matches name is a caller, and names the group).
-  std::string caller_of(size_t position, uint32_t rule) const {
+  FrameId caller_of(size_t position, uint32_t rule) const {
     for (size_t j = position + 1; j < frames_.size(); ++j) {
       FrameId f = frames_[j];
       if (index_.frame_class(f)) continue;
@@ -224,15 +242,15 @@ class Classifier {
         const CompiledRules::Match& m = compiled_.matches()[h.id];
         same_rule = same_rule || (h.use == Use::match_frame && m.rule == rule && !m.innermost);
       }
-      if (!same_rule) return std::string(index_.canonical(f));
+      if (!same_rule) return f;
     }
-    return "?";
+    return kNoFrame;
   }
 
   // The program's function that made the call: the first user-space frame further out
   // than the blocking frame that is not in the C library (pthread_mutex_lock,
   // __lll_lock_wait, or an unnamed libc address) and that no match of the rule names.
-  std::string user_caller_of(size_t position, uint32_t rule) const {
+  FrameId user_caller_of(size_t position, uint32_t rule) const {
     for (size_t j = position + 1; j < frames_.size(); ++j) {
       FrameId f = frames_[j];
       if (stacks_.frame(f).kind != FrameKind::user || index_.frame_class(f)) continue;
@@ -241,9 +259,9 @@ class Classifier {
       for (const Hit& h : index_.hits(f))
         same_rule = same_rule || ((h.use == Use::match_frame || h.use == Use::match_below) &&
                                   compiled_.matches()[h.id].rule == rule);
-      if (!same_rule) return std::string(stacks_.function(f));
+      if (!same_rule) return f;
     }
-    return "?";
+    return kNoFrame;
   }
 
   static bool is_c_library(std::string_view module) {
@@ -261,36 +279,49 @@ class Classifier {
   std::vector<uint32_t> touched_rules_;
   std::vector<uint32_t> rule_group_;  // specific and role rules: their group, once made
   std::unordered_map<std::string, uint32_t> group_index_;
+  // Generic and unclassified groups by key(rule, the frame that names them).
+  absl::flat_hash_map<uint64_t, uint32_t> group_by_caller_;
 };
 
-// The parts' classifications as one: a group the parts before made keeps its number, a
-// new one is numbered after them in the order it appears, as one pass over all the
-// stacks numbers them.
-Classification merged(std::vector<Classification>& parts) {
-  Classification out = std::move(parts.front());
-  std::unordered_map<std::string, uint32_t> number;
-  for (uint32_t g = 0; g < out.groups.size(); ++g) number.emplace(out.groups[g].name, g);
-  for (size_t i = 1; i < parts.size(); ++i) {
-    Classification& part = parts[i];
-    std::vector<uint32_t> renumbered(part.groups.size());
-    for (uint32_t g = 0; g < part.groups.size(); ++g) {
-      auto [it, added] =
-          number.try_emplace(part.groups[g].name, static_cast<uint32_t>(out.groups.size()));
-      if (added) out.groups.push_back(std::move(part.groups[g]));
-      renumbered[g] = it->second;
-    }
-    for (uint32_t g : part.group_of_stack) out.group_of_stack.push_back(renumbered[g]);
-    for (uint32_t g : part.wait_of_stack) out.wait_of_stack.push_back(renumbered[g]);
-    out.spins_of_stack.insert(out.spins_of_stack.end(), part.spins_of_stack.begin(),
-                              part.spins_of_stack.end());
-    const auto before = static_cast<uint32_t>(out.serves_rules.size());
-    out.serves_rules.insert(out.serves_rules.end(), part.serves_rules.begin(),
-                            part.serves_rules.end());
-    for (size_t k = 1; k < part.serves_begin.size(); ++k)
-      out.serves_begin.push_back(before + part.serves_begin[k]);
-    part = Classification();
+// The parts' groups as one: a group the parts before made keeps its number, a new one is
+// numbered after them in the order it appears, as one pass over all the stacks numbers
+// them; then each part's stacks renumbered and its served rules laid after the parts
+// before, every part on a thread of its own.
+void merge_parts(std::vector<PartGroups>& parts, Classification& out) {
+  const size_t n = out.group_of_stack.size();
+  if (parts.size() == 1) {  // numbered as they are
+    out.groups = std::move(parts[0].groups);
+    out.serves_begin = std::move(parts[0].serves_begin);
+    out.serves_rules = std::move(parts[0].serves_rules);
+    return;
   }
-  return out;
+  std::unordered_map<std::string, uint32_t> number;
+  std::vector<std::vector<uint32_t>> renumbered(parts.size());
+  std::vector<size_t> serves_before(parts.size() + 1, 0);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (WaitGroup& g : parts[i].groups) {
+      auto [it, added] = number.try_emplace(g.name, static_cast<uint32_t>(out.groups.size()));
+      if (added) out.groups.push_back(std::move(g));
+      renumbered[i].push_back(it->second);
+    }
+    serves_before[i + 1] = serves_before[i] + parts[i].serves_rules.size();
+  }
+  out.serves_rules.resize(serves_before.back());
+  out.serves_begin.resize(n + 1);
+  run_parts(parts.size(), [&](size_t i) {
+    const PartRange range = part_range(n, parts.size(), i);
+    const std::vector<uint32_t>& to = renumbered[i];
+    for (size_t s = range.begin; s < range.end; ++s) {
+      out.group_of_stack[s] = to[out.group_of_stack[s]];
+      out.wait_of_stack[s] = to[out.wait_of_stack[s]];
+    }
+    const PartGroups& part = parts[i];
+    std::copy(part.serves_rules.begin(), part.serves_rules.end(),
+              out.serves_rules.begin() + static_cast<std::ptrdiff_t>(serves_before[i]));
+    for (size_t k = 1; k < part.serves_begin.size(); ++k)
+      out.serves_begin[range.begin + k] =
+          static_cast<uint32_t>(serves_before[i] + part.serves_begin[k]);
+  });
 }
 
 }  // namespace
@@ -301,14 +332,19 @@ Classification classify(const StackTable& stacks, const RuleSet& rules, unsigned
   const FrameIndex index(compiled, stacks, threads);
   const size_t n = stacks.stack_count();
   const size_t parts = std::clamp<size_t>(n / kStacksPerThread, 1, threads);
-  if (parts == 1) return Classifier(stacks, compiled, index).run(0, static_cast<StackId>(n));
-  std::vector<Classification> classified(parts);
+  Classification out;
+  out.group_of_stack.resize(n);
+  out.wait_of_stack.resize(n);
+  out.spins_of_stack.resize(n);
+  std::vector<PartGroups> part_groups(parts);
   run_parts(parts, [&](size_t i) {
     const PartRange range = part_range(n, parts, i);
-    classified[i] = Classifier(stacks, compiled, index)
-                        .run(static_cast<StackId>(range.begin), static_cast<StackId>(range.end));
+    Classifier(stacks, compiled, index)
+        .run(static_cast<StackId>(range.begin), static_cast<StackId>(range.end), out,
+             part_groups[i]);
   });
-  return merged(classified);
+  merge_parts(part_groups, out);
+  return out;
 }
 
 }  // namespace hangscope
