@@ -106,23 +106,28 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
     }
   }
 
-  for (StackId stack = 0; stack < stack_weight.size(); ++stack)
-    if (stack_sampled[stack]) sum.stack_weights.emplace_back(stack, stack_weight[stack]);
-  std::sort(sum.stack_weights.begin(), sum.stack_weights.end(),
-            [](auto& a, auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; });
+  // The sampled stacks in id order, and each group's top stacks, heaviest first (the
+  // lower id first among equals): picked in one pass, not by sorting every stack, which
+  // on a large input was most of the summary's time.
+  sum.stack_weights.reserve(stack_weight.size());
+  for (StackId stack = 0; stack < stack_weight.size(); ++stack) {
+    if (!stack_sampled[stack]) continue;
+    const uint64_t w = stack_weight[stack];
+    sum.stack_weights.emplace_back(stack, w);
+    std::vector<StackSummary>& top = groups[cls.group(stack)].top_stacks;
+    if (top.size() == opt.top_stacks && (top.empty() || top.back().weight >= w)) continue;
+    auto at = std::find_if(top.begin(), top.end(), [&](const StackSummary& t) { return t.weight < w; });
+    top.insert(at, StackSummary{stack, w, {}});
+    if (top.size() > opt.top_stacks) top.pop_back();
+  }
 
-  // The top stacks of each group, then their examples: the first distinct tasks sampled
-  // in them, from a second pass over the samples for those stacks only.
+  // Then their examples: the first distinct tasks sampled in them, from a second pass
+  // over the samples for those stacks only.
   constexpr uint32_t kNotTop = UINT32_MAX;
   std::vector<uint32_t> top_slot(stack_weight.size(), kNotTop);
   uint32_t tops = 0;
-  for (auto& [stack, w] : sum.stack_weights) {
-    GroupSummary& gs = groups[cls.group(stack)];
-    if (gs.top_stacks.size() < opt.top_stacks) {
-      gs.top_stacks.push_back({stack, w, {}});
-      top_slot[stack] = tops++;
-    }
-  }
+  for (GroupSummary& gs : groups)
+    for (StackSummary& top : gs.top_stacks) top_slot[top.stack] = tops++;
   std::vector<std::vector<TaskExample>> examples(tops);
   if (opt.examples > 0 && tops > 0)
     for (const TaskSample& s : capture.samples) {

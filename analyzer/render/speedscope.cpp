@@ -38,6 +38,7 @@ class SpeedscopeRenderer final : public Renderer {
   std::string render(const Report& report, const RenderOptions& options) const override;
 };
 
+// Each profile's stacks, heaviest first (the lower stack id among equals).
 std::vector<Profile> profiles(const Report& r, ProfileSplit split) {
   std::vector<Profile> out;
   const Summary& sum = r.summary();
@@ -47,23 +48,20 @@ std::vector<Profile> profiles(const Report& r, ProfileSplit split) {
       index[g.group] = out.size();
       out.push_back({r.classification().groups[g.group].name, {}, 0});
     }
-    for (const auto& [stack, w] : sum.stack_weights) {
-      Profile& p = out[index[r.classification().group(stack)]];
-      p.stacks.emplace_back(stack, w);
-      p.total += w;
-    }
-    return out;
+    for (const auto& [stack, w] : sum.stack_weights)
+      out[index[r.classification().group(stack)]].stacks.emplace_back(stack, w);
+  } else {
+    const Capture& c = r.capture;
+    std::vector<std::unordered_map<StackId, uint64_t>> by_source(c.sources.size());
+    for (const TaskSample& s : c.samples) by_source[s.source][s.stack] += s.weight;
+    for (size_t i = 0; i < c.sources.size(); ++i)
+      out.push_back({c.sources[i].path, {by_source[i].begin(), by_source[i].end()}, 0});
   }
-  const Capture& c = r.capture;
-  std::vector<std::unordered_map<StackId, uint64_t>> by_source(c.sources.size());
-  for (const TaskSample& s : c.samples) by_source[s.source][s.stack] += s.weight;
-  for (size_t i = 0; i < c.sources.size(); ++i) {
-    Profile p{c.sources[i].path, {by_source[i].begin(), by_source[i].end()}, 0};
+  for (Profile& p : out) {
     std::sort(p.stacks.begin(), p.stacks.end(), [](auto& a, auto& b) {
       return a.second != b.second ? a.second > b.second : a.first < b.first;
     });
     for (auto& [stack, w] : p.stacks) p.total += w;
-    out.push_back(std::move(p));
   }
   return out;
 }

@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
+
 #include "hangscope/summary.hpp"
 #include "support/capture_text.hpp"
 
@@ -78,6 +81,40 @@ TEST(Summary, TopStacksAndExamples) {
   EXPECT_EQ(s.groups[0].top_stacks[0].examples[1].tid, 11);
   ASSERT_EQ(s.stack_weights.size(), 2u);
   EXPECT_EQ(s.stack_weights[0].second, 6u);
+}
+
+// Six stacks of one group, weighed out of their order: the top three are the heaviest,
+// heaviest first and the earlier stack first among equals; every stack's weight is
+// listed by stack id.
+TEST(Summary, TopStacksAreTheHeaviestOfTheGroup) {
+  Capture c;
+  SourceInfo info;
+  info.path = "made.folded";
+  info.format = "folded";
+  CaptureBuilder b(c, info);
+  const FrameId rename = b.stacks().intern_frame("lock_rename");
+  const uint64_t weights[] = {2, 5, 5, 1, 7, 3};
+  std::vector<StackId> ids;
+  for (size_t i = 0; i < std::size(weights); ++i) {
+    const FrameId frames[] = {rename, b.stacks().intern_frame("caller_" + std::to_string(i))};
+    ids.push_back(b.stacks().intern_stack(frames));
+    TaskSample t;
+    t.stack = ids.back();
+    t.weight = weights[i];
+    t.state = 'D';
+    b.add_sample(t);
+  }
+  Classification cls = classify(c.stacks, builtin_rules());
+  Summary s = summarize(c, cls, SummaryOptions{3, 1});
+  ASSERT_EQ(s.groups.size(), 1u);
+  const std::vector<StackSummary>& top = s.groups[0].top_stacks;
+  ASSERT_EQ(top.size(), 3u);
+  EXPECT_EQ(std::tie(top[0].stack, top[0].weight), std::tie(ids[4], weights[4]));
+  EXPECT_EQ(std::tie(top[1].stack, top[1].weight), std::tie(ids[1], weights[1]));
+  EXPECT_EQ(std::tie(top[2].stack, top[2].weight), std::tie(ids[2], weights[2]));
+  ASSERT_EQ(s.stack_weights.size(), std::size(weights));
+  for (size_t i = 0; i < std::size(weights); ++i)
+    EXPECT_EQ(s.stack_weights[i], std::make_pair(ids[i], weights[i]));
 }
 
 TEST(Summary, DumpsHaveNoAverage) {

@@ -34,7 +34,7 @@ struct GroupSummary {
   uint32_t tasks = 0;           // distinct threads
   double longest_s = 0;         // longest stay of one task in this group, seconds
   TaskExample longest_task;
-  std::vector<StackSummary> top_stacks;
+  std::vector<StackSummary> top_stacks;  // heaviest first, the lower stack id among equals
 };
 
 // The on-CPU samples of a report (running(s)): how much CPU they stand for and how much
@@ -72,7 +72,7 @@ struct Summary {
   uint64_t unknown_weight = 0;
   CpuSummary cpu;
   std::vector<GroupSummary> groups;  // heaviest first
-  // Every distinct stack that was sampled and its total weight (for folded output).
+  // Every distinct stack that was sampled and its total weight, by stack id.
   std::vector<std::pair<StackId, uint64_t>> stack_weights;
 };
 
