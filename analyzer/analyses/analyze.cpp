@@ -20,11 +20,14 @@ Analysis analyze(const Capture& capture, const AnalysisOptions& options) {
   const unsigned threads = thread_count(options.threads);
   a.classification = classify(capture.stacks, rules, threads);
 
-  const bool summary = needs & (kNeedSummary | kNeedTimeline | kNeedContext | kNeedGraph);
+  const bool summary =
+      needs & (kNeedSummary | kNeedTimeline | kNeedContext | kNeedGraph | kNeedStacks);
+  SummaryOptions summary_options = options.summary;
+  summary_options.stacks = summary_options.stacks && (needs & kNeedStacks);
   const bool flame = needs & kNeedFlame;
   const bool paths = needs & kNeedFlamePaths;
   auto make_summary = [&] {
-    if (summary) a.summary = summarize(capture, a.classification, options.summary);
+    if (summary) a.summary = summarize(capture, a.classification, summary_options);
   };
   if (!flame && !paths) {
     make_summary();

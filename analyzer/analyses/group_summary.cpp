@@ -52,9 +52,11 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
   std::vector<uint64_t> timed_weight(ngroups, 0);
   uint64_t blocked_weight = 0;
   std::vector<std::unordered_set<TaskKey, TaskKeyHash>> tasks(ngroups);
-  // By StackId: dense, as nearly every stack of a large input is sampled.
-  std::vector<uint64_t> stack_weight(capture.stacks.stack_count(), 0);
-  std::vector<uint8_t> stack_sampled(capture.stacks.stack_count(), 0);
+  // By StackId: dense, as nearly every stack of a large input is sampled. Without
+  // opt.stacks none, and no stack weighed or picked below.
+  const size_t stacks = opt.stacks ? capture.stacks.stack_count() : 0;
+  std::vector<uint64_t> stack_weight(stacks, 0);
+  std::vector<uint8_t> stack_sampled(stacks, 0);
   std::unordered_map<TaskKey, Run, TaskKeyHash> runs;
 
   // Samples arrive round by round (readers append in order), so a task's run in a group
@@ -84,8 +86,10 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
     }
     TaskKey key{s.source, s.tid};
     tasks[g].insert(key);
-    stack_weight[s.stack] += s.weight;
-    stack_sampled[s.stack] = 1;
+    if (opt.stacks) {
+      stack_weight[s.stack] += s.weight;
+      stack_sampled[s.stack] = 1;
+    }
 
     double stay_s = s.blocked_s;
     if (timed) {

@@ -223,7 +223,7 @@ class JsonRenderer final : public Renderer {
   std::string_view description() const override {
     return "everything as JSON: inputs, groups, graph nodes and edges, chains, verdict";
   }
-  uint8_t needs() const override { return kNeedGraph; }
+  uint8_t needs() const override { return kNeedGraph | kNeedStacks; }
   std::string render(const Report& r, const RenderOptions&) const override {
     const Summary& sum = r.summary();
     Json doc = {{"schema_version", kJsonSchemaVersion},

@@ -34,7 +34,7 @@ class SpeedscopeRenderer final : public Renderer {
   std::string_view description() const override {
     return "speedscope JSON: one profile per wait group (or per input), weights in samples";
   }
-  uint8_t needs() const override { return kNeedSummary; }
+  uint8_t needs() const override { return kNeedSummary | kNeedStacks; }
   std::string render(const Report& report, const RenderOptions& options) const override;
 };
 

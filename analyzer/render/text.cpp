@@ -267,7 +267,7 @@ class TextRenderer final : public Renderer {
   std::string_view description() const override {
     return "the summary: the verdict, wait groups, chains, top stacks, and warnings";
   }
-  uint8_t needs() const override { return kNeedGraph | kNeedContext; }
+  uint8_t needs() const override { return kNeedGraph | kNeedContext | kNeedStacks; }
   std::string render(const Report& report, const RenderOptions& options) const override;
 };
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "hangscope/ingest.hpp"
 #include "hangscope/render.hpp"
 #include "support/capture_text.hpp"
 
@@ -66,4 +67,23 @@ TEST(Render, TextLeadsWithTableAndShowsStacks) {
   EXPECT_NE(text.find("python3 (7)"), std::string::npos);
   EXPECT_NE(text.find("      start_this_handle\n"), std::string::npos);
   EXPECT_EQ(text.find("warnings"), std::string::npos);
+}
+
+// Each output asks for what it draws (Renderer::needs) and draws the same from that as
+// from every analysis, on a real capture of the storm (timed rounds, several groups).
+TEST(Render, EveryOutputDrawsTheSameFromWhatItNeeds) {
+  Capture c;
+  read_input(HANGSCOPE_FIXTURES "/capture/storm-overlayfs-ext4.capture", ReadOptions{}, c);
+  AnalysisOptions all;
+  for (const Renderer* renderer : renderers()) {
+    SCOPED_TRACE(renderer->name());
+    RenderOptions render_options;
+    AnalysisOptions asked;
+    asked.needs = renderer->needs();
+    asked.flame.min_share = all.flame.min_share = renderer->flame_min_share(render_options);
+    const std::string from_needs = renderer->render(Report{c, analyze(c, asked)}, render_options);
+    const std::string from_all = renderer->render(Report{c, analyze(c, all)}, render_options);
+    EXPECT_FALSE(from_needs.empty());
+    EXPECT_TRUE(from_needs == from_all) << "the outputs differ";
+  }
 }

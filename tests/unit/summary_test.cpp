@@ -117,6 +117,28 @@ TEST(Summary, TopStacksAreTheHeaviestOfTheGroup) {
     EXPECT_EQ(s.stack_weights[i], std::make_pair(ids[i], weights[i]));
 }
 
+// Without its stacks (an output that draws the groups only), the summary leaves the
+// stacks' weights and the top stacks out and keeps every group's figures.
+TEST(Summary, WithoutStacksKeepsTheGroupsFigures) {
+  Capture c = four_rounds();
+  Classification cls = classify(c.stacks, builtin_rules());
+  const Summary all = summarize(c, cls);
+  SummaryOptions groups_only;
+  groups_only.stacks = false;
+  const Summary s = summarize(c, cls, groups_only);
+  EXPECT_TRUE(s.stack_weights.empty());
+  ASSERT_EQ(s.groups.size(), all.groups.size());
+  for (size_t i = 0; i < s.groups.size(); ++i) {
+    const GroupSummary &g = s.groups[i], &a = all.groups[i];
+    EXPECT_TRUE(g.top_stacks.empty());
+    EXPECT_FALSE(a.top_stacks.empty());
+    EXPECT_EQ(std::tie(g.group, g.weight, g.tasks, g.longest_s, g.longest_task.tid),
+              std::tie(a.group, a.weight, a.tasks, a.longest_s, a.longest_task.tid));
+    EXPECT_DOUBLE_EQ(g.avg_blocked, a.avg_blocked);
+  }
+  EXPECT_EQ(s.total_weight, all.total_weight);
+}
+
 TEST(Summary, DumpsHaveNoAverage) {
   Capture c = hangscope::testing::read_text("[<0>] lock_rename+0x1/0x2\n[<0>] do_renameat2+0x1/0x2\n");
   Classification cls = classify(c.stacks, builtin_rules());

@@ -25,8 +25,11 @@ enum AnalysisNeed : uint8_t {
   kNeedContext = 1 << 3,
   kNeedGraph = 1 << 4,
   kNeedFlamePaths = 1 << 5,
-  kNeedAll =
-      kNeedSummary | kNeedFlame | kNeedTimeline | kNeedContext | kNeedGraph | kNeedFlamePaths,
+  // The summary's stacks (SummaryOptions::stacks): each sampled stack's weight and each
+  // group's top stacks, which a flamegraph does not draw.
+  kNeedStacks = 1 << 6,
+  kNeedAll = kNeedSummary | kNeedFlame | kNeedTimeline | kNeedContext | kNeedGraph |
+             kNeedFlamePaths | kNeedStacks,
 };
 
 struct AnalysisOptions {

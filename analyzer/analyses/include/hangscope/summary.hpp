@@ -55,6 +55,9 @@ struct CpuSummary {
 struct SummaryOptions {
   size_t top_stacks = 3;
   size_t examples = 3;
+  // Each sampled stack's weight (Summary::stack_weights) and each group's top stacks;
+  // false leaves them empty, for outputs that draw the groups' figures only.
+  bool stacks = true;
 };
 
 struct Summary {
