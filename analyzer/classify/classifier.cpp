@@ -3,13 +3,15 @@
 // beat specific ones, specific ones beat generic ones; then the innermost blocking
 // frame wins; then a match with a `below` condition beats one without; then the
 // earlier rule. A stack no rule matches is clustered by its first meaningful frame.
-// Large tables are classified in parts, one thread each, and the parts' groups merged.
+// Large tables are classified in parts, one thread each. A part finds each stack's group
+// as a key, its rule and the frame that names it; the groups' names are made once, for
+// the keys of all parts, so that no part spends its time naming the groups another part
+// names again (thousands, where most stacks match no rule).
 #include <absl/container/flat_hash_map.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
-#include <unordered_map>
 
 #include "compiled_rules.hpp"
 #include "hangscope/parallel.hpp"
@@ -29,6 +31,15 @@ constexpr FrameId kNoFrame = std::numeric_limits<FrameId>::max();  // no caller:
 // Fewer distinct stacks than this for each thread are classified on one: a thread
 // costs about as much as classifying some thousand stacks.
 constexpr size_t kStacksPerThread = 1 << 15;
+// Fewer groups than this for each thread are named on one.
+constexpr size_t kGroupsPerThread = 1 << 10;
+
+// A group as the stacks find it, before it has a name: its rule (kNoRule: no rule
+// matched) and the frame that names it (kNoFrame: none, as for a rule that is not
+// generic, or a stack with no meaningful frame).
+uint64_t group_key(uint32_t rule, FrameId frame) { return uint64_t{rule} << 32 | frame; }
+uint32_t key_rule(uint64_t key) { return static_cast<uint32_t>(key >> 32); }
+FrameId key_frame(uint64_t key) { return static_cast<FrameId>(key); }
 
 struct Candidate {
   uint32_t match = kUnset;
@@ -49,16 +60,19 @@ struct Candidate {
   }
 };
 
-// What classifying a range of stacks adds beside the per-stack vectors: the groups, in
-// the order they first appear in the range, and the rules each stack serves.
+// What classifying a range of stacks adds beside the per-stack vectors: the keys of its
+// groups, in the order they first appear in the range, with the stack each first
+// appears in; and the rules each stack serves.
 struct PartGroups {
-  std::vector<WaitGroup> groups;
+  std::vector<uint64_t> keys;
+  std::vector<StackId> first_stack;
   std::vector<uint32_t> serves_begin{0};  // by stack of the range, as Classification's
   std::vector<uint32_t> serves_rules;
 };
 
 // Classifies stacks [begin, end) of a table into `out`'s per-stack vectors, sized for the
-// whole table, with the groups of `part` (numbered as they first appear in the range).
+// whole table, with the groups' keys in `part` (a stack's group numbered as its key
+// first appears in the range); and names the group of a key.
 class Classifier {
  public:
   Classifier(const StackTable& stacks, const CompiledRules& compiled, const FrameIndex& index)
@@ -67,7 +81,6 @@ class Classifier {
     last_below_.assign(compiled_.matches().size(), kUnset);
     holder_hit_.assign(rules().groups.size(), 0);
     holder_not_.assign(rules().groups.size(), 0);
-    rule_group_.assign(rules().groups.size(), kUnset);
   }
 
   void run(StackId begin, StackId end, Classification& out, PartGroups& part) {
@@ -165,69 +178,75 @@ class Classifier {
     }
     touched_rules_.clear();
 
-    const uint32_t group =
-        best.match == kUnset ? unclassified(innermost, part) : group_of(best, part);
+    const uint32_t group = number(
+        best.match == kUnset ? unclassified_key(innermost) : key_of(best), id, part);
     out.group_of_stack[id] = group;
-    out.wait_of_stack[id] =
-        best.tier == Tier::role && best_wait.match != kUnset ? group_of(best_wait, part) : group;
+    out.wait_of_stack[id] = best.tier == Tier::role && best_wait.match != kUnset
+                                ? number(key_of(best_wait), id, part)
+                                : group;
   }
 
-  uint32_t group_of(const Candidate& c, PartGroups& part) {
-    const GroupRule& rule = rules().groups[c.rule];
-    if (rule.tier != Tier::generic && !rule.by_user_caller) {
-      if (rule_group_[c.rule] == kUnset)
-        rule_group_[c.rule] =
-            add_group(part, rule.name, rule.title, rule.subsystem, rule.resource, c.rule);
-      return rule_group_[c.rule];
+ public:
+  // The group of a key that `first`, a stack of the table, has.
+  WaitGroup named(uint64_t key, StackId first) {
+    const uint32_t r = key_rule(key);
+    const FrameId frame = key_frame(key);
+    if (r == kNoRule) return unclassified(frame, first);
+    const GroupRule& rule = rules().groups[r];
+    if (rule.tier != Tier::generic && !rule.by_user_caller)
+      return WaitGroup{rule.name, rule.title, rule.subsystem, rule.resource, r, false};
+    const std::string name = frame == kNoFrame      ? std::string("?")
+                             : rule.by_user_caller ? std::string(stacks_.function(frame))
+                                                   : std::string(index_.canonical(frame));
+    return WaitGroup{rule.name + ":" + name, rule.title + " in " + name, rule.subsystem,
+                     rule.resource, r, false};
+  }
+
+ private:
+  // A key's number in the range, as it first appears.
+  uint32_t number(uint64_t key, StackId stack, PartGroups& part) {
+    auto [it, added] = number_.try_emplace(key, static_cast<uint32_t>(part.keys.size()));
+    if (added) {
+      part.keys.push_back(key);
+      part.first_stack.push_back(stack);
     }
+    return it->second;
+  }
+
+  uint64_t key_of(const Candidate& c) const {
+    const GroupRule& rule = rules().groups[c.rule];
+    if (rule.tier != Tier::generic && !rule.by_user_caller) return group_key(c.rule, kNoFrame);
     // A match of a hidden primitive's caller (innermost: filemap_fault for its folio
     // lock) is itself the caller that names the group, as it is in a kernel dump.
     const bool is_caller = compiled_.matches()[c.match].innermost;
-    const FrameId caller = rule.by_user_caller         ? user_caller_of(c.position, c.rule)
-                           : rule.by_frame || is_caller ? frames_[c.position]
-                                                        : caller_of(c.position, c.rule);
-    // The group a rule and a caller make, once its name is known: most stacks share
-    // their rule and caller with an earlier one, and need no name made and looked up.
-    auto [known, added] = group_by_caller_.try_emplace(key(c.rule, caller), kUnset);
-    if (added) {
-      const std::string name = caller == kNoFrame      ? std::string("?")
-                               : rule.by_user_caller ? std::string(stacks_.function(caller))
-                                                     : std::string(index_.canonical(caller));
-      known->second = add_group(part, rule.name + ":" + name, rule.title + " in " + name,
-                                rule.subsystem, rule.resource, c.rule);
-    }
-    return known->second;
+    return group_key(c.rule, rule.by_user_caller         ? user_caller_of(c.position, c.rule)
+                             : rule.by_frame || is_caller ? frames_[c.position]
+                                                          : caller_of(c.position, c.rule));
   }
 
-  uint32_t unclassified(size_t innermost, PartGroups& part) {
-    if (innermost == frames_.size())
-      return add_group(part, "other:(no stack)", "no kernel stack", "unknown",
-                       "unknown: the stack was empty or held only scheduler frames", kNoRule, true);
-    auto [known, added] = group_by_caller_.try_emplace(key(kNoRule, frames_[innermost]), kUnset);
-    if (!added) return known->second;
-    std::string first(index_.canonical(frames_[innermost]));
-    std::string title = "other: " + first;
+  // No rule matched: the stack's first meaningful frame names the group.
+  uint64_t unclassified_key(size_t innermost) const {
+    return group_key(kNoRule, innermost == frames_.size() ? kNoFrame : frames_[innermost]);
+  }
+
+  // The group of the stacks no rule matches whose first meaningful frame is `first_frame`,
+  // titled by the next one of the stack `first`.
+  WaitGroup unclassified(FrameId first_frame, StackId first) {
+    if (first_frame == kNoFrame)
+      return WaitGroup{"other:(no stack)", "no kernel stack", "unknown",
+                       "unknown: the stack was empty or held only scheduler frames", kNoRule,
+                       true};
+    const size_t innermost = select_frames(first);
+    std::string name(index_.canonical(first_frame));
+    std::string title = "other: " + name;
     for (size_t j = innermost + 1; j < frames_.size(); ++j) {
       if (!meaningful(frames_[j]) || (index_.frame_class(frames_[j]) & classify_impl::kEntry))
         continue;
       title += fmt::format(" ← {}", index_.canonical(frames_[j]));
       break;
     }
-    known->second = add_group(part, "other:" + first, title, "unknown", "unknown: no rule matched",
-                              kNoRule, true);
-    return known->second;
-  }
-
-  static uint64_t key(uint32_t rule, FrameId caller) { return uint64_t{rule} << 32 | caller; }
-
-  uint32_t add_group(PartGroups& part, const std::string& name, const std::string& title,
-                     const std::string& subsystem, const std::string& resource, uint32_t rule,
-                     bool unclassified = false) {
-    auto [it, inserted] =
-        group_index_.try_emplace(name, static_cast<uint32_t>(part.groups.size()));
-    if (inserted)
-      part.groups.push_back(WaitGroup{name, title, subsystem, resource, rule, unclassified});
-    return it->second;
+    return WaitGroup{"other:" + name, std::move(title), "unknown", "unknown: no rule matched",
+                     kNoRule, true};
   }
 
   // Who took the lock: the first frame past the blocking frame that is neither a
@@ -277,35 +296,73 @@ class Classifier {
   std::vector<uint32_t> first_, last_below_, touched_;  // per match
   std::vector<uint8_t> holder_hit_, holder_not_;        // per rule
   std::vector<uint32_t> touched_rules_;
-  std::vector<uint32_t> rule_group_;  // specific and role rules: their group, once made
-  std::unordered_map<std::string, uint32_t> group_index_;
-  // Generic and unclassified groups by key(rule, the frame that names them).
-  absl::flat_hash_map<uint64_t, uint32_t> group_by_caller_;
+  absl::flat_hash_map<uint64_t, uint32_t> number_;  // the range's keys, by group_key
 };
 
-// The parts' groups as one: a group the parts before made keeps its number, a new one is
-// numbered after them in the order it appears, as one pass over all the stacks numbers
-// them; then each part's stacks renumbered and its served rules laid after the parts
-// before, every part on a thread of its own.
-void merge_parts(std::vector<PartGroups>& parts, Classification& out) {
+// The parts' groups as one. Every key is named once, the keys in the order they first
+// appear in the table, on every thread; keys of one name (frames that canonicalise
+// alike) are one group, numbered as the name first appears, as one pass over all the
+// stacks numbers them. Then each part's stacks are renumbered and its served rules laid
+// after the parts' before, every part on a thread of its own.
+void merge_parts(std::vector<PartGroups>& parts, const StackTable& stacks,
+                 const CompiledRules& compiled, const FrameIndex& index, unsigned threads,
+                 Classification& out) {
+  absl::flat_hash_map<uint64_t, uint32_t> unique;  // by key: its index in keys
+  std::vector<uint64_t> keys;
+  std::vector<StackId> first_stack;
+  std::vector<std::vector<uint32_t>> renumbered(parts.size());  // by part: key -> group
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const PartGroups& part = parts[i];
+    for (size_t k = 0; k < part.keys.size(); ++k) {
+      auto [it, added] = unique.try_emplace(part.keys[k], static_cast<uint32_t>(keys.size()));
+      if (added) {
+        keys.push_back(part.keys[k]);
+        first_stack.push_back(part.first_stack[k]);
+      }
+      renumbered[i].push_back(it->second);
+    }
+  }
+
+  std::vector<WaitGroup> named(keys.size());
+  const size_t naming = std::clamp<size_t>(keys.size() / kGroupsPerThread, 1, threads);
+  run_parts(naming, [&](size_t i) {
+    const PartRange range = part_range(keys.size(), naming, i);
+    Classifier namer(stacks, compiled, index);
+    for (size_t k = range.begin; k < range.end; ++k) named[k] = namer.named(keys[k], first_stack[k]);
+  });
+  // By name, viewed in out.groups, whose room is kept so that no group moves.
+  absl::flat_hash_map<std::string_view, uint32_t> by_name;
+  by_name.reserve(named.size());
+  out.groups.reserve(named.size());
+  std::vector<uint32_t> group_of_key(named.size());
+  bool same = true;  // every key a group of its own, numbered as the keys
+  for (size_t k = 0; k < named.size(); ++k) {
+    auto it = by_name.find(named[k].name);
+    if (it == by_name.end()) {
+      out.groups.push_back(std::move(named[k]));
+      it = by_name.emplace(out.groups.back().name, static_cast<uint32_t>(out.groups.size() - 1))
+               .first;
+    }
+    group_of_key[k] = it->second;
+    same = same && it->second == k;
+  }
+  for (std::vector<uint32_t>& to : renumbered)
+    for (uint32_t& g : to) g = group_of_key[g];
+
   const size_t n = out.group_of_stack.size();
-  if (parts.size() == 1) {  // numbered as they are
-    out.groups = std::move(parts[0].groups);
+  if (parts.size() == 1) {  // in place
+    if (!same)
+      for (size_t s = 0; s < n; ++s) {
+        out.group_of_stack[s] = renumbered[0][out.group_of_stack[s]];
+        out.wait_of_stack[s] = renumbered[0][out.wait_of_stack[s]];
+      }
     out.serves_begin = std::move(parts[0].serves_begin);
     out.serves_rules = std::move(parts[0].serves_rules);
     return;
   }
-  std::unordered_map<std::string, uint32_t> number;
-  std::vector<std::vector<uint32_t>> renumbered(parts.size());
   std::vector<size_t> serves_before(parts.size() + 1, 0);
-  for (size_t i = 0; i < parts.size(); ++i) {
-    for (WaitGroup& g : parts[i].groups) {
-      auto [it, added] = number.try_emplace(g.name, static_cast<uint32_t>(out.groups.size()));
-      if (added) out.groups.push_back(std::move(g));
-      renumbered[i].push_back(it->second);
-    }
+  for (size_t i = 0; i < parts.size(); ++i)
     serves_before[i + 1] = serves_before[i] + parts[i].serves_rules.size();
-  }
   out.serves_rules.resize(serves_before.back());
   out.serves_begin.resize(n + 1);
   run_parts(parts.size(), [&](size_t i) {
@@ -343,7 +400,7 @@ Classification classify(const StackTable& stacks, const RuleSet& rules, unsigned
         .run(static_cast<StackId>(range.begin), static_cast<StackId>(range.end), out,
              part_groups[i]);
   });
-  merge_parts(part_groups, out);
+  merge_parts(part_groups, stacks, compiled, index, threads, out);
   return out;
 }
 

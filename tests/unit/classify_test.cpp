@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "hangscope/classify.hpp"
 #include "support/capture_text.hpp"
 
@@ -96,4 +99,28 @@ TEST(Classify, EachDistinctStackOnce) {
   EXPECT_EQ(c.samples[0].stack, c.samples[1].stack);
   EXPECT_EQ(cls.group(c.samples[0].stack), cls.group(c.samples[1].stack));
   EXPECT_NE(cls.group(c.samples[0].stack), cls.group(c.samples[2].stack));
+}
+
+// Frames that differ only by a compiler suffix name one group, generic or not: a caller
+// split by the compiler (.isra, .constprop) is one caller, and its stacks one group,
+// numbered as the first of them.
+TEST(Classify, FramesOfOneCanonicalNameMakeOneGroup) {
+  StackTable st;
+  auto stack = [&](std::initializer_list<std::string_view> leaf_first) {
+    std::vector<FrameId> ids;
+    for (std::string_view f : leaf_first) ids.push_back(st.intern_frame(f));
+    return st.intern_stack(ids);
+  };
+  const StackId other = stack({"my_driver_wait", "my_driver_ioctl"});
+  const StackId mutex = stack({"mutex_lock", "anon_pipe_write.isra.0", "vfs_write"});
+  const StackId other_split = stack({"my_driver_wait.constprop.0", "my_driver_ioctl"});
+  const StackId mutex_split = stack({"mutex_lock", "anon_pipe_write", "vfs_write"});
+  const Classification c = classify(st, builtin_rules());
+  EXPECT_EQ(c.groups[c.group(other)].name, "other:my_driver_wait");
+  EXPECT_EQ(c.group(other_split), c.group(other));
+  EXPECT_EQ(c.groups[c.group(mutex)].name, "mutex:anon_pipe_write");
+  EXPECT_LT(c.group(other), c.group(mutex));
+  std::set<std::string> names;
+  for (const WaitGroup& g : c.groups) EXPECT_TRUE(names.insert(g.name).second) << g.name;
+  EXPECT_EQ(c.group(mutex_split), c.group(mutex));
 }
