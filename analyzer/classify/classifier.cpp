@@ -40,6 +40,9 @@ constexpr size_t kGroupsPerThread = 1 << 10;
 uint64_t group_key(uint32_t rule, FrameId frame) { return uint64_t{rule} << 32 | frame; }
 uint32_t key_rule(uint64_t key) { return static_cast<uint32_t>(key >> 32); }
 FrameId key_frame(uint64_t key) { return static_cast<FrameId>(key); }
+// A specific or role rule is one group, named by the rule alone; a generic rule, or one
+// named by the program's caller, makes a group per frame that names it.
+bool one_group(const GroupRule& rule) { return rule.tier != Tier::generic && !rule.by_user_caller; }
 
 struct Candidate {
   uint32_t match = kUnset;
@@ -193,7 +196,7 @@ class Classifier {
     const FrameId frame = key_frame(key);
     if (r == kNoRule) return unclassified(frame, first);
     const GroupRule& rule = rules().groups[r];
-    if (rule.tier != Tier::generic && !rule.by_user_caller)
+    if (one_group(rule))
       return WaitGroup{rule.name, rule.title, rule.subsystem, rule.resource, r, false};
     const std::string name = frame == kNoFrame      ? std::string("?")
                              : rule.by_user_caller ? std::string(stacks_.function(frame))
@@ -215,7 +218,7 @@ class Classifier {
 
   uint64_t key_of(const Candidate& c) const {
     const GroupRule& rule = rules().groups[c.rule];
-    if (rule.tier != Tier::generic && !rule.by_user_caller) return group_key(c.rule, kNoFrame);
+    if (one_group(rule)) return group_key(c.rule, kNoFrame);
     // A match of a hidden primitive's caller (innermost: filemap_fault for its folio
     // lock) is itself the caller that names the group, as it is in a kernel dump.
     const bool is_caller = compiled_.matches()[c.match].innermost;
