@@ -55,9 +55,14 @@ void CaptureBuilder::skip_line(const LineReader& in, bool in_task) {
 
 void CaptureBuilder::skip_line_at(const LineReader& in, uint64_t line, bool in_task) {
   SourceInfo& si = info();
-  if (si.skipped_lines++ == 0) si.first_skipped = fmt::format("{}:{}", in.name(), line);
-  if (in_task && si.first_skipped_in_task.empty())
-    si.first_skipped_in_task = fmt::format("{}:{}", in.name(), line);
+  if (si.skipped_lines++ == 0) {
+    first_skipped_.line = line;
+    si.first_skipped = line_place(in.name(), line);
+  }
+  if (in_task && si.first_skipped_in_task.empty()) {
+    first_skipped_.in_task = line;
+    si.first_skipped_in_task = line_place(in.name(), line);
+  }
 }
 
 void CaptureBuilder::stackless_task(const LineReader& in, uint64_t header_line,
@@ -65,7 +70,7 @@ void CaptureBuilder::stackless_task(const LineReader& in, uint64_t header_line,
   constexpr size_t kListed = 10;
   SourceInfo& si = info();
   if (si.stackless_tasks++ < kListed)
-    si.stackless.push_back({fmt::format("{}:{}", in.name(), header_line), std::string(comm), tid});
+    si.stackless.push_back({line_place(in.name(), header_line), std::string(comm), tid});
 }
 
 }  // namespace hangscope

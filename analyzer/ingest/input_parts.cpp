@@ -13,7 +13,6 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
-#include <latch>
 #include <thread>
 
 namespace hangscope::ingest {
@@ -62,26 +61,6 @@ class PartSource final : public ByteSource {
   size_t pos_ = 0;
 };
 
-// The '\n' in a slice of a part that is not the last: the lines before the next part's
-// first, counted as LineReader counts them (a last line without '\n', which only the
-// last part has, is never counted).
-uint64_t newlines(const InputParts& input, std::string_view text) {
-  constexpr size_t kPiece = 1 << 20;
-  PartSource in(input, text);
-  std::vector<char> buf(kPiece);
-  uint64_t n = 0;
-  while (size_t got = in.read(buf.data(), buf.size())) {
-    // memchr from line to line: several times std::count's speed on lines of tens of bytes.
-    const char* p = buf.data();
-    const char* const end = p + got;
-    while (const void* nl = std::memchr(p, '\n', static_cast<size_t>(end - p))) {
-      ++n;
-      p = static_cast<const char*>(nl) + 1;
-    }
-  }
-  return n;
-}
-
 }  // namespace
 
 unsigned read_threads(const ReadOptions& options) { return thread_count(options.threads); }
@@ -108,27 +87,20 @@ std::vector<std::string_view> split_at_records(std::string_view text, size_t par
   return cut_at_records(text, at, reader);
 }
 
-void for_each_part(const InputParts& input, const std::function<void(size_t, LineReader&)>& read) {
+std::vector<uint64_t> for_each_part(const InputParts& input,
+                                    const std::function<void(size_t, LineReader&)>& read) {
   const std::vector<std::string_view>& parts = input.parts;
   const size_t n = parts.size();
-  std::vector<uint64_t> lines(n * n, 0);  // by part, then by the slice a thread counted
+  std::vector<uint64_t> lines(n, 0);
   std::vector<std::exception_ptr> failed(n);
-  std::latch counted(static_cast<std::ptrdiff_t>(n));
   auto run = [&](size_t i) {
     try {
-      // A part's first line number waits for the lines of the parts before it, which
-      // take a fraction of reading them to count: every thread counts a slice of each,
-      // so that none waits for another to count a whole part.
-      for (size_t k = 0; k + 1 < n; ++k) {
-        const size_t from = parts[k].size() * i / n, to = parts[k].size() * (i + 1) / n;
-        lines[k * n + i] = newlines(input, parts[k].substr(from, to - from));
-      }
-      counted.count_down();
-      counted.wait();
-      uint64_t before = 0;
-      for (size_t k = 0; k < i * n; ++k) before += lines[k];  // every slice of parts [0, i)
-      LineReader in(std::make_unique<PartSource>(input, parts[i]), input.name, before);
+      LineReader in(std::make_unique<PartSource>(input, parts[i]), input.name);
       read(i, in);
+      // The lines a reader left unread still count for the parts after it.
+      for (std::string_view rest; in.next(rest);) {
+      }
+      lines[i] = in.line_number();
     } catch (...) {
       failed[i] = std::current_exception();
     }
@@ -139,6 +111,7 @@ void for_each_part(const InputParts& input, const std::function<void(size_t, Lin
   threads.clear();  // joins
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);
+  return lines;
 }
 
 MergedIds merge_tables(StackTable&& part, StackTable& into, unsigned threads) {
@@ -159,10 +132,14 @@ MergedIds merge_tables(StackTable&& part, StackTable& into, unsigned threads) {
   return ids;
 }
 
-void add_skipped(SourceInfo& into, const SourceInfo& part) {
-  if (into.first_skipped.empty()) into.first_skipped = part.first_skipped;
-  if (into.first_skipped_in_task.empty()) into.first_skipped_in_task = part.first_skipped_in_task;
-  into.skipped_lines += part.skipped_lines;
+void add_skipped(SourceInfo& into, const CaptureBuilder& part, const std::string& name,
+                 uint64_t lines_before) {
+  const CaptureBuilder::FirstSkipped& first = part.first_skipped();
+  if (into.first_skipped.empty() && first.line)
+    into.first_skipped = line_place(name, lines_before + first.line);
+  if (into.first_skipped_in_task.empty() && first.in_task)
+    into.first_skipped_in_task = line_place(name, lines_before + first.in_task);
+  into.skipped_lines += part.info().skipped_lines;
 }
 
 std::unique_ptr<MappedInput> MappedInput::open(const std::string& path) {

@@ -1,5 +1,5 @@
 // Reading one large input on several threads (Reader::read_parts): the input cut at
-// record starts, a thread per part, each part's lines numbered as the whole input's, and
+// record starts, a thread per part, each part's bad lines named as the whole input's, and
 // the parts' interned names, frames and stacks merged into the capture in input order,
 // so that the ids come out as one thread reading the whole gives them.
 #pragma once
@@ -27,11 +27,13 @@ std::vector<std::string_view> split_at_records(std::string_view text, size_t par
                                                const Reader& reader);
 
 // Runs read(i, in) for every part of `input`: part 0 on the calling thread, each other on
-// a thread of its own, `in` reading the part with its lines numbered as in the whole
-// input. After every part has ended, the exception of the first part that threw one is
-// thrown again.
-void for_each_part(const InputParts& input,
-                   const std::function<void(size_t part, LineReader& in)>& read);
+// a thread of its own, `in` reading the part with its lines numbered from the part's
+// start (the lines before it are known once the parts before it are read: counting them
+// first took a tenth of reading them, on every thread). Returns the lines of each part;
+// after every part has ended, the exception of the first part that threw one is thrown
+// again.
+std::vector<uint64_t> for_each_part(const InputParts& input,
+                                    const std::function<void(size_t part, LineReader& in)>& read);
 
 // Where the names, frames and stacks of a part's own table are in the capture's: the
 // part's ids as indexes.
@@ -46,8 +48,10 @@ struct MergedIds {
 // copied (StackTable::absorb), on up to `threads` threads; `part` is left empty.
 MergedIds merge_tables(StackTable&& part, StackTable& into, unsigned threads);
 
-// The lines a later part of an input skipped, added to the input's own account.
-void add_skipped(SourceInfo& into, const SourceInfo& part);
+// The lines a later part of an input skipped, added to the input's own account, the
+// part's lines numbered after the `lines_before` of the parts before it.
+void add_skipped(SourceInfo& into, const CaptureBuilder& part, const std::string& name,
+                 uint64_t lines_before);
 
 // The common course of Reader::read_parts: read(in, builder, state) reads each part,
 // part 0 into `out` and `first` on the calling thread, each other into a capture and a
@@ -65,17 +69,20 @@ void read_and_merge(const InputParts& input, CaptureBuilder& out, State& first, 
   std::vector<Part> rest(input.parts.empty() ? 0 : input.parts.size() - 1);
   for (Part& p : rest)
     p.builder = std::make_unique<CaptureBuilder>(p.capture, out.info(), out.options());
-  for_each_part(input, [&](size_t i, LineReader& in) {
+  const std::vector<uint64_t> lines = for_each_part(input, [&](size_t i, LineReader& in) {
     if (i == 0)
       read(in, out, first);
     else
       read(in, *rest[i - 1].builder, rest[i - 1].state);
   });
-  for (Part& p : rest) {
+  uint64_t lines_before = lines.empty() ? 0 : lines[0];
+  for (size_t i = 0; i < rest.size(); ++i) {
+    Part& p = rest[i];
     const MergedIds ids = merge_tables(std::move(p.capture.stacks), out.stacks(),
                                        static_cast<unsigned>(input.parts.size()));
     merge(p.capture, ids, p.state);
-    add_skipped(out.info(), p.capture.sources[0]);
+    add_skipped(out.info(), *p.builder, input.name, lines_before);
+    lines_before += lines[i + 1];
   }
 }
 

@@ -47,9 +47,9 @@ std::unique_ptr<ByteSource> fd_input(int fd, std::string name) {
   return std::make_unique<FdSource>(fd, std::move(name), false);
 }
 
-LineReader::LineReader(std::unique_ptr<ByteSource> src, std::string name, uint64_t lines_before)
+LineReader::LineReader(std::unique_ptr<ByteSource> src, std::string name)
     : src_(std::move(src)), name_(std::move(name)), buf_(new char[kInitialBuffer]),
-      cap_(kInitialBuffer), line_no_(lines_before) {}
+      cap_(kInitialBuffer) {}
 
 LineReader::~LineReader() = default;
 
@@ -108,7 +108,11 @@ bool LineReader::next(std::string_view& line) {
   return true;
 }
 
-std::string LineReader::where() const { return fmt::format("{}:{}", name_, line_no_); }
+std::string line_place(std::string_view name, uint64_t line) {
+  return fmt::format("{}:{}", name, line);
+}
+
+std::string LineReader::where() const { return line_place(name_, line_no_); }
 
 void LineReader::fail(std::string_view message) const {
   throw InputError(fmt::format("{}: {}", where(), message));

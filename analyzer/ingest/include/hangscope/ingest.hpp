@@ -43,14 +43,14 @@ std::unique_ptr<ByteSource> decompressing(std::unique_ptr<ByteSource> src, const
 enum class Compression : uint8_t { none, gzip, zstd };
 Compression compression_of(std::string_view head);
 
+// "file:line", as messages and SourceInfo name a line of an input.
+std::string line_place(std::string_view name, uint64_t line);
+
 // Splits a ByteSource into lines without copying them (a line is valid until the
 // next call), counting line numbers for error messages.
 class LineReader {
  public:
-  // `lines_before`: lines of the input before the source's first byte, for a part of an
-  // input read on its own (input_parts.hpp), so that its lines are numbered as the
-  // whole input's are.
-  LineReader(std::unique_ptr<ByteSource> src, std::string name, uint64_t lines_before = 0);
+  LineReader(std::unique_ptr<ByteSource> src, std::string name);
   ~LineReader();
 
   // The next line without its '\n' (and without a trailing '\r'); false at the end.
@@ -101,6 +101,7 @@ class CaptureBuilder {
 
   uint16_t source() const { return source_; }
   SourceInfo& info() { return capture_.sources[source_]; }
+  const SourceInfo& info() const { return capture_.sources[source_]; }
   StackTable& stacks() { return capture_.stacks; }
   StrId intern(std::string_view s) { return capture_.strings().intern(s); }
 
@@ -122,6 +123,15 @@ class CaptureBuilder {
   void stackless_task(const LineReader& in, uint64_t header_line, std::string_view comm,
                       int32_t tid);
   uint64_t samples_added() const { return samples_added_; }
+  // The numbers of the first lines skipped, and of the first skipped inside a task's
+  // report (0: none), for a part of an input read on its own (input_parts.hpp): its lines
+  // are numbered from the part's start, and its SourceInfo's places are made again once
+  // the lines of the parts before it are known.
+  struct FirstSkipped {
+    uint64_t line = 0;
+    uint64_t in_task = 0;
+  };
+  const FirstSkipped& first_skipped() const { return first_skipped_; }
 
  private:
   // The contexts this input added, by value: a set of their ids in Capture::contexts,
@@ -145,6 +155,7 @@ class CaptureBuilder {
   uint16_t source_;
   absl::flat_hash_set<uint32_t, ContextIds, ContextIds> contexts_;
   uint64_t samples_added_ = 0;
+  FirstSkipped first_skipped_;
 };
 
 enum class Applicability { no, maybe, yes };
