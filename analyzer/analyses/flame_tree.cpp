@@ -5,12 +5,13 @@
 // memory proportional to the merged tree rather than to the samples.
 #include "hangscope/flame_tree.hpp"
 
+#include <absl/container/flat_hash_map.h>
+
 #include <algorithm>
 #include <functional>
 #include <memory>
 #include <numeric>
 #include <span>
-#include <unordered_map>
 
 #include "hangscope/bulk_allocator.hpp"
 #include "hangscope/parallel.hpp"
@@ -78,7 +79,7 @@ class GroupWeights {
       group_ = group;
       weight_ += w;
     } else {
-      many_ = std::make_unique<std::unordered_map<uint32_t, uint64_t>>();
+      many_ = std::make_unique<absl::flat_hash_map<uint32_t, uint64_t>>();
       many_->emplace(group_, weight_);
       many_->emplace(group, w);
     }
@@ -117,7 +118,7 @@ class GroupWeights {
   bool used_ = false;
   uint32_t group_ = 0;
   uint64_t weight_ = 0;
-  std::unique_ptr<std::unordered_map<uint32_t, uint64_t>> many_;
+  std::unique_ptr<absl::flat_hash_map<uint32_t, uint64_t>> many_;
 };
 
 // One level of a leaf's path under the root: its sort rank, its key and its kind.
@@ -371,7 +372,7 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
     return capture.sources[s.source].timed && s.round != kNoRound && !running(s) ? s.weight : 0;
   };
   if (options.root == FlameRoot::comm) {
-    std::unordered_map<uint64_t, uint32_t> index;
+    absl::flat_hash_map<uint64_t, uint32_t> index;
     for (const TaskSample& s : capture.samples) {
       auto [it, added] =
           index.try_emplace((uint64_t{s.comm} << 33) | (uint64_t{s.stack} << 1) | on_cpu(s),
