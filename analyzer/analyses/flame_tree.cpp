@@ -2,7 +2,8 @@
 // with its summed weight; the paths are sorted by their names root first, so that the
 // tree comes out in depth-first order with siblings already alphabetical, and merging
 // is a walk that compares each path with the previous one: no per-node hash map, and
-// memory proportional to the merged tree rather than to the samples.
+// memory proportional to the merged tree rather than to the samples. The walk is cut
+// into runs of paths, one a thread, joined in order (Builder, join_runs).
 #include "hangscope/flame_tree.hpp"
 
 #include <absl/container/flat_hash_map.h>
@@ -195,16 +196,64 @@ std::vector<Opened> opened_levels(size_t n, Shared shared, Levels levels, Weight
   return out;
 }
 
+// What the leaves under an open node add up to.
+struct Totals {
+  uint64_t weight = 0;
+  uint64_t timed = 0;
+  GroupWeights groups;
+
+  void add(Totals&& from) {
+    weight += from.weight;
+    timed += from.timed;
+    groups.absorb(from.groups);
+  }
+};
+
+// A node of the open path: where it is in the tree, and what its subtree has added up
+// to so far; kInherited for a level opened before the run that holds it (Builder).
+struct Open {
+  static constexpr uint32_t kInherited = UINT32_MAX;
+  uint32_t node = kInherited;
+  Totals sum;
+};
+
+// Closes the last node of `open` before node `end`: it gets what its subtree added up to,
+// which passes on to its parent.
+void close_last(FlameTree& tree, bool mixed, std::vector<Open>& open, uint32_t end) {
+  Open& o = open.back();
+  FlameNode& n = tree.nodes[o.node];
+  n.end = end;
+  n.weight = o.sum.weight;
+  n.group = o.sum.groups.heaviest();
+  if (mixed) tree.timed_weights[o.node] = o.sum.timed;
+  if (open.size() > 1) open[open.size() - 2].sum.add(std::move(o.sum));
+  open.pop_back();
+}
+
+// Merges a run of consecutive leaves into the tree. The nodes the run's leaves open are
+// written at their places, counted beforehand: runs are merged on threads of their own.
+// A run that starts inside the open path of the leaves before it inherits those levels;
+// what it adds to them is kept apart, to be added in when the runs are joined in order
+// (join_runs).
 class Builder {
  public:
-  Builder(FlameTree& tree, bool mixed_timing) : tree_(tree), mixed_(mixed_timing) {}
+  // An inherited level the run closed: before which node, and what the run added to it.
+  struct Closed {
+    uint32_t end;
+    Totals sum;
+  };
 
-  // Opens the root.
+  Builder(FlameTree& tree, bool mixed_timing, uint32_t first_node)
+      : tree_(tree), mixed_(mixed_timing), next_(first_node) {}
+
+  // Opens the root: for the first run.
   void start() {
     FlameNode root;
     root.kind = FlameNode::kAll;
-    push(root, Level{0, 0, FlameNode::kAll});
+    push(root);
   }
+  // Starts inside the first `depth` levels of the open path (the root's included).
+  void inherit(size_t depth) { open_.resize(depth); }
 
   // Keeps the first `common` levels of the open path, opens levels [common, n) given by
   // `level(i)`, and adds the weight to the last node.
@@ -218,55 +267,65 @@ class Builder {
       node.key = l.key;
       node.kind = l.kind;
       node.depth = static_cast<uint16_t>(open_.size());
-      tree_.max_depth = std::max(tree_.max_depth, node.depth);
-      push(node, l);
+      max_depth_ = std::max(max_depth_, node.depth);
+      push(node);
     }
-    uint32_t last = open_.back().node;
-    tree_.nodes[last].weight += weight;
-    if (mixed_) tree_.timed_weights[last] += timed;
-    groups_[open_.size() - 1].add(group, weight);
+    Totals& last = open_.back().sum;
+    last.weight += weight;
+    last.timed += timed;
+    last.groups.add(group, weight);
   }
 
-  void finish() { close_to(0); }
+  std::vector<Open>& open() { return open_; }
+  std::vector<Closed>& closed() { return closed_; }
+  uint16_t max_depth() const { return max_depth_; }
 
  private:
-  struct Open {
-    uint32_t node;
-    Level level;
-  };
-
-  void push(const FlameNode& n, Level level) {
-    open_.push_back({static_cast<uint32_t>(tree_.nodes.size()), level});
-    tree_.nodes.push_back(n);
-    if (mixed_) tree_.timed_weights.push_back(0);
-    if (groups_.size() < open_.size()) groups_.resize(open_.size());
+  void push(const FlameNode& n) {
+    tree_.nodes[next_] = n;
+    open_.push_back({next_++, {}});
   }
 
   // Closes the open nodes deeper than `depth` levels, passing their weights up.
   void close_to(size_t depth) {
     while (open_.size() > depth) {
-      size_t d = open_.size() - 1;
-      uint32_t i = open_[d].node;
-      FlameNode& n = tree_.nodes[i];
-      n.end = static_cast<uint32_t>(tree_.nodes.size());
-      n.group = groups_[d].heaviest();
-      if (d > 0) {
-        uint32_t p = open_[d - 1].node;
-        tree_.nodes[p].weight += n.weight;
-        if (mixed_) tree_.timed_weights[p] += tree_.timed_weights[i];
-        groups_[d - 1].absorb(groups_[d]);
+      if (open_.back().node != Open::kInherited) {
+        close_last(tree_, mixed_, open_, next_);
       } else {
-        groups_[d] = GroupWeights();
+        closed_.push_back({next_, std::move(open_.back().sum)});
+        open_.pop_back();
       }
-      open_.pop_back();
     }
   }
 
   FlameTree& tree_;
   bool mixed_;
+  uint32_t next_;
+  uint16_t max_depth_ = 0;
   std::vector<Open> open_;
-  std::vector<GroupWeights> groups_;  // by depth of the open path
+  std::vector<Closed> closed_;  // inherited levels, deepest first
 };
+
+// The runs' open paths joined in order into the tree's, closing what the runs closed of
+// the levels they inherited, and at the end the whole path.
+void join_runs(FlameTree& tree, bool mixed, std::span<Builder> runs,
+               std::span<const uint32_t> first_nodes) {
+  std::vector<Open> path = std::move(runs[0].open());
+  for (size_t r = 1; r < runs.size(); ++r) {
+    std::vector<Open>& run = runs[r].open();
+    size_t inherited = 0;
+    while (inherited < run.size() && run[inherited].node == Open::kInherited) ++inherited;
+    const size_t opened = inherited + runs[r].closed().size();  // the levels it inherited
+    while (path.size() > opened) close_last(tree, mixed, path, first_nodes[r]);
+    for (Builder::Closed& c : runs[r].closed()) {
+      path.back().sum.add(std::move(c.sum));
+      close_last(tree, mixed, path, c.end);
+    }
+    for (size_t d = 0; d < inherited; ++d) path[d].sum.add(std::move(run[d].sum));
+    for (size_t d = inherited; d < run.size(); ++d) path.push_back(std::move(run[d]));
+  }
+  while (!path.empty()) close_last(tree, mixed, path, static_cast<uint32_t>(tree.nodes.size()));
+}
 
 }  // namespace
 
@@ -309,6 +368,7 @@ struct FlamePaths::Sorted {
   FillVector<Leaf> leaves;
   std::vector<Opened> opened;  // by leaf
   size_t count = 0;            // the tree's nodes
+  unsigned threads = 1;        // to merge them on
 
   // Level i of a leaf's path under the root: on CPU or not (split trees), the comm or
   // group, then its frames root first.
@@ -437,7 +497,7 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
   const size_t skip = packed ? kPrefix : 0;
   // "blocked" before "on CPU", as alphabetical siblings are. Sorting is more than half of
   // the tree's time on large inputs (the kernel shape of bench/): on every thread there.
-  const unsigned sort_threads = threads_for(leaves.size(), options.threads);
+  const unsigned sort_threads = out.threads = threads_for(leaves.size(), options.threads);
   sort_on_threads(
       leaves.begin(), leaves.end(),
       [&](const Leaf& a, const Leaf& b) {
@@ -524,18 +584,34 @@ FlameTree build_flame_tree(const FlamePaths& paths, const Classification& cls) {
   tree.root = p.root;
   tree.rounds = p.capture.timed_rounds();
   tree.all_timed = p.all_timed;
-  tree.nodes.reserve(p.count);
-  if (p.mixed) tree.timed_weights.reserve(p.count);
+  tree.nodes.resize(p.count);
+  if (p.mixed) tree.timed_weights.resize(p.count);
 
-  Builder b(tree, p.mixed);
-  b.start();
-  for (size_t k = 0; k < p.leaves.size(); ++k) {
-    const Leaf& l = p.leaves[k];
-    b.add(
-        p.opened[k].common, p.opened[k].levels, [&](size_t i) { return p.level(l, i); },
-        cls.group(l.stack), l.weight, l.timed);
+  // A run of leaves per thread, each starting where the nodes its leaves open go.
+  const size_t n = p.leaves.size();
+  const size_t runs = std::max<size_t>(1, std::min<size_t>(p.threads, n));
+  std::vector<uint32_t> first_nodes(runs, 0);
+  std::vector<Builder> builders;
+  builders.emplace_back(tree, p.mixed, 0);
+  builders[0].start();
+  for (size_t r = 1, k = 0, node = 1; r < runs; ++r) {
+    for (const size_t begin = part_range(n, runs, r).begin; k < begin; ++k)
+      node += p.opened[k].levels - p.opened[k].common;
+    first_nodes[r] = static_cast<uint32_t>(node);
+    builders.emplace_back(tree, p.mixed, first_nodes[r]);
+    builders[r].inherit(size_t{p.opened[k].common} + 1);
   }
-  b.finish();
+  run_parts(runs, [&](size_t r) {
+    const PartRange range = part_range(n, runs, r);
+    for (size_t k = range.begin; k < range.end; ++k) {
+      const Leaf& l = p.leaves[k];
+      builders[r].add(
+          p.opened[k].common, p.opened[k].levels, [&](size_t i) { return p.level(l, i); },
+          cls.group(l.stack), l.weight, l.timed);
+    }
+  });
+  for (const Builder& b : builders) tree.max_depth = std::max(tree.max_depth, b.max_depth());
+  join_runs(tree, p.mixed, builders, first_nodes);
   if (p.split)  // the on-CPU node is the root's last child: "on CPU" sorts after "blocked"
     for (uint32_t c = 1; c < tree.nodes.size(); c = tree.nodes[c].end)
       if (tree.nodes[c].kind == FlameNode::kOnCpu && tree.nodes[c].key == 1) {

@@ -35,19 +35,27 @@ std::vector<std::string> fixture_lines(const std::string& rel) {
 // Each line of perf's storm stacks under a root frame of its own, so that every stack is
 // distinct; in the second half every third line is one of hangscope's storm stacks
 // instead, which make wait groups perf's do not: a later part's groups are new and
-// must be numbered after the earlier parts'.
-const Capture& large_capture() {
-  static const Capture capture = [] {
-    const auto perf = fixture_lines("folded/storm-6.18-perf-sched-switch.stackcollapse.folded");
-    const auto own = fixture_lines("folded/storm-6.18-hangscope.folded");
-    std::string text;
-    for (size_t i = 0; i < kStacks; ++i) {
-      const std::string& line =
-          i >= kStacks / 2 && i % 3 == 0 ? own[i % own.size()] : perf[i % perf.size()];
+// must be numbered after the earlier parts'. With `shared_levels`, the lines' frames of
+// their own come under three levels that runs of a thousand lines share, so that the
+// tree's runs of leaves start deep inside the open path of the leaves before them.
+Capture make_large_capture(bool shared_levels) {
+  const auto perf = fixture_lines("folded/storm-6.18-perf-sched-switch.stackcollapse.folded");
+  const auto own = fixture_lines("folded/storm-6.18-hangscope.folded");
+  std::string text;
+  for (size_t i = 0; i < kStacks; ++i) {
+    const std::string& line =
+        i >= kStacks / 2 && i % 3 == 0 ? own[i % own.size()] : perf[i % perf.size()];
+    if (shared_levels)
+      text +=
+          fmt::format("entry;dispatch_{};batch_{};caller_{};{}\n", i / 30'000, i / 1000, i, line);
+    else
       text += fmt::format("caller_{};{}\n", i, line);
-    }
-    return hangscope::testing::read_text(text, "large.folded", "folded");
-  }();
+  }
+  return hangscope::testing::read_text(text, "large.folded", "folded");
+}
+
+const Capture& large_capture() {
+  static const Capture capture = make_large_capture(false);
   return capture;
 }
 
@@ -86,24 +94,30 @@ TEST(AnalyzeThreads, ClassificationIsTheSameOnAnyNumberOfThreads) {
 }
 
 TEST(AnalyzeThreads, FlameTreeIsTheSameOnAnyNumberOfThreads) {
-  const Capture& c = large_capture();
-  const Classification cls = classify(c.stacks, builtin_rules());
-  for (double min_share : {0.0, 0.001}) {
-    FlameTreeOptions options;
-    options.min_share = min_share;
-    const FlameTree one = build_flame_tree(c, cls, options);
-    ASSERT_GT(one.nodes.size(), kStacks);
-    for (unsigned threads : {2u, 3u}) {
-      SCOPED_TRACE(fmt::format("{} threads, min share {}", threads, min_share));
-      options.threads = threads;
-      const FlameTree many = build_flame_tree(c, cls, options);
-      ASSERT_EQ(one.nodes.size(), many.nodes.size());
-      EXPECT_EQ(one.max_depth, many.max_depth);
-      for (size_t i = 0; i < one.nodes.size(); ++i) {
-        const FlameNode &x = one.nodes[i], &y = many.nodes[i];
-        ASSERT_EQ(std::tie(x.end, x.key, x.group, x.depth, x.kind, x.weight),
-                  std::tie(y.end, y.key, y.group, y.depth, y.kind, y.weight))
-            << "node " << i;
+  const Capture deep = make_large_capture(true);
+  for (const Capture* capture : {&large_capture(), &deep}) {
+    const Capture& c = *capture;
+    SCOPED_TRACE(capture == &deep ? "shared levels" : "a root frame each");
+    const Classification cls = classify(c.stacks, builtin_rules());
+    for (double min_share : {0.0, 0.001, 0.01}) {
+      FlameTreeOptions options;
+      options.min_share = min_share;
+      const FlameTree one = build_flame_tree(c, cls, options);
+      if (min_share == 0) {
+        ASSERT_GT(one.nodes.size(), kStacks);
+      }
+      for (unsigned threads : {2u, 3u}) {
+        SCOPED_TRACE(fmt::format("{} threads, min share {}", threads, min_share));
+        options.threads = threads;
+        const FlameTree many = build_flame_tree(c, cls, options);
+        ASSERT_EQ(one.nodes.size(), many.nodes.size());
+        EXPECT_EQ(one.max_depth, many.max_depth);
+        for (size_t i = 0; i < one.nodes.size(); ++i) {
+          const FlameNode &x = one.nodes[i], &y = many.nodes[i];
+          ASSERT_EQ(std::tie(x.end, x.key, x.group, x.depth, x.kind, x.weight),
+                    std::tie(y.end, y.key, y.group, y.depth, y.kind, y.weight))
+              << "node " << i;
+        }
       }
     }
   }

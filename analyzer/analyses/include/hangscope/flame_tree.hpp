@@ -101,9 +101,9 @@ std::string_view flame_level_name(FlameLevel level, const Capture& c, const Clas
 
 // The flame tree's distinct paths, summed, sorted as the tree's depth-first order and
 // compared with one another, on the threads FlameTreeOptions::threads allows: the tree
-// is merged from them in one walk (build_flame_tree), on one thread while other work
-// runs beside it, and an output that writes each path once (folded stacks) reads them
-// without a tree. They refer to the capture, and must not outlive it.
+// is merged from them in one walk (build_flame_tree), cut into a run of paths a
+// thread, and an output that writes each path once (folded stacks) reads them without
+// a tree. They refer to the capture, and must not outlive it.
 class FlamePaths {
  public:
   FlamePaths(const Capture& capture, const Classification& cls,
