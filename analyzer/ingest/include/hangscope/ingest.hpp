@@ -185,9 +185,12 @@ class Reader {
 
   // A reader whose records can be read apart (a folded line) reads a large input in parts
   // at once, a thread each, and merges them into what read() makes of the whole: the
-  // same ids, samples and order (analyzer/ingest/input_parts.hpp). Where the first
-  // record at or after byte `from` begins (text.size() when none does); npos when the
-  // reader reads only from the start.
+  // same ids, samples and order (analyzer/ingest/input_parts.hpp). A part's lines are
+  // numbered from the part's start, and only the places of skipped lines
+  // (CaptureBuilder::skip_line) are renumbered at the merge: such a reader names no other
+  // line (LineReader::fail, stackless_task). Where the first record at or after byte
+  // `from` begins (text.size() when none does); npos when the reader reads only from the
+  // start.
   virtual size_t record_start(std::string_view text, size_t from) const {
     (void)text, (void)from;
     return std::string_view::npos;
