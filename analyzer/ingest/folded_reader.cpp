@@ -295,7 +295,7 @@ void FoldedReader::read(LineReader& in, CaptureBuilder& out) const {
 // every line in order makes them.
 void FoldedReader::read_parts(const InputParts& input, CaptureBuilder& out) const {
   FoldedTotals totals;
-  read_and_merge(input, out, totals, read_folded_lines,
+  read_and_merge(input, *this, out, totals, read_folded_lines,
                  [&](const Capture& part, const MergedIds& ids, const FoldedTotals& more) {
                    for (const FoldedTotals::Total& t : more.order())
                      totals.of(ids.stacks[t.stack], ids.strings[t.comm]).weight += t.weight;

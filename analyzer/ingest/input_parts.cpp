@@ -13,52 +13,129 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 namespace hangscope::ingest {
 
 namespace {
 
-// The bytes of one part, copied out as a LineReader asks for them: from the file where
-// the part is of one (InputParts::fd), else from memory.
-class PartSource final : public ByteSource {
+// The parts of one input as they are read: each one's bytes, of which a reader has been
+// handed those up to `pos`, and whose `end` a thread that has read its own part may
+// lower, to read the rest after the new end as a part of its own.
+class Pieces {
  public:
-  PartSource(const InputParts& input, std::string_view text)
-      : text_(text), fd_(input.fd), name_(input.name) {
-    if (fd_ >= 0) offset_ = static_cast<off_t>(text.data() - input.file_start);
-  }
-  size_t read(char* buf, size_t n) override {
-    n = std::min(n, text_.size() - pos_);
-    if (fd_ < 0) {
-      std::memcpy(buf, text_.data() + pos_, n);
-    } else {
-      n = read_file(buf, n);
+  explicit Pieces(const InputParts& input) : input_(input) {
+    const std::vector<std::string_view>& parts = input.parts;
+    if (parts.empty()) return;
+    whole_ = std::string_view(parts.front().data(),
+                              static_cast<size_t>(parts.back().data() + parts.back().size() -
+                                                  parts.front().data()));
+    for (std::string_view p : parts) {
+      const auto begin = static_cast<size_t>(p.data() - whole_.data());
+      pieces_.push_back({begin, begin + p.size(), begin, 0, nullptr});
     }
-    pos_ += n;
-    return n;
+  }
+
+  size_t size() const {
+    std::lock_guard lock(mutex_);
+    return pieces_.size();
+  }
+
+  // Up to n bytes of part i, copied to buf; 0 at its end.
+  size_t read(size_t i, char* buf, size_t n) {
+    size_t at;
+    {
+      std::lock_guard lock(mutex_);
+      Piece& p = pieces_[i];
+      n = std::min(n, p.end - p.pos);
+      at = p.pos;
+      p.pos += n;
+    }
+    // A lowered end is never below pos: these bytes stay this part's.
+    if (input_.fd < 0) {
+      std::memcpy(buf, whole_.data() + at, n);
+      return n;
+    }
+    return read_file(buf, n, static_cast<off_t>(whole_.data() - input_.file_start + at));
+  }
+
+  // The second half of what is left of the part with the most left, from a record start
+  // on, as a new part: its number, or none where no part has 2 * min_bytes left.
+  std::optional<size_t> take(const Reader& reader, size_t min_bytes) {
+    std::lock_guard lock(mutex_);
+    auto left = [](const Piece& p) { return p.end - p.pos; };
+    const auto most = std::ranges::max_element(pieces_, {}, left);
+    if (most == pieces_.end() || left(*most) < 2 * min_bytes) return std::nullopt;
+    const size_t end = most->end;
+    const size_t cut = reader.record_start(whole_, most->pos + left(*most) / 2);
+    if (cut >= end || end - cut < min_bytes) return std::nullopt;
+    most->end = cut;
+    pieces_.push_back({cut, end, cut, 0, nullptr});
+    return pieces_.size() - 1;
+  }
+
+  // Part i has ended: its lines, or what it threw (nothing of it is taken after that).
+  void ended(size_t i, uint64_t lines, std::exception_ptr failed) {
+    std::lock_guard lock(mutex_);
+    Piece& p = pieces_[i];
+    p.lines = lines;
+    p.failed = std::move(failed);
+    if (p.failed) p.end = p.pos;
+  }
+
+  // Once every part has ended: the parts in input order, or the first one's exception.
+  std::vector<PartRead> in_order() const {
+    std::vector<size_t> order(pieces_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::ranges::sort(order, {}, [&](size_t i) { return pieces_[i].begin; });
+    std::vector<PartRead> parts;
+    for (size_t i : order) {
+      if (pieces_[i].failed) std::rethrow_exception(pieces_[i].failed);
+      parts.push_back({i, pieces_[i].lines});
+    }
+    return parts;
   }
 
  private:
-  // Up to n bytes at pos_; fewer only where the file was cut short since it was mapped.
-  size_t read_file(char* buf, size_t n) {
+  struct Piece {
+    size_t begin, end, pos;  // offsets in whole_
+    uint64_t lines;
+    std::exception_ptr failed;
+  };
+
+  // n bytes at `offset` in the file; fewer only where the file was cut short since it
+  // was mapped.
+  size_t read_file(char* buf, size_t n, off_t offset) const {
     size_t got = 0;
     while (got < n) {
-      ssize_t r = ::pread(fd_, buf + got, n - got, offset_ + static_cast<off_t>(pos_ + got));
+      ssize_t r = ::pread(input_.fd, buf + got, n - got, offset + static_cast<off_t>(got));
       if (r == 0) break;
       if (r < 0) {
         if (errno == EINTR) continue;
-        throw InputError(fmt::format("{}: {}", name_, std::strerror(errno)));
+        throw InputError(fmt::format("{}: {}", input_.name, std::strerror(errno)));
       }
       got += static_cast<size_t>(r);
     }
     return got;
   }
 
-  std::string_view text_;
-  int fd_;
-  const std::string& name_;
-  off_t offset_ = 0;
-  size_t pos_ = 0;
+  const InputParts& input_;
+  std::string_view whole_;
+  mutable std::mutex mutex_;
+  std::vector<Piece> pieces_;  // in the order they were made
+};
+
+// One part's bytes, as a LineReader asks for them.
+class PartSource final : public ByteSource {
+ public:
+  PartSource(Pieces& pieces, size_t part) : pieces_(pieces), part_(part) {}
+  size_t read(char* buf, size_t n) override { return pieces_.read(part_, buf, n); }
+
+ private:
+  Pieces& pieces_;
+  size_t part_;
 };
 
 }  // namespace
@@ -87,31 +164,42 @@ std::vector<std::string_view> split_at_records(std::string_view text, size_t par
   return cut_at_records(text, at, reader);
 }
 
-std::vector<uint64_t> for_each_part(const InputParts& input,
-                                    const std::function<void(size_t, LineReader&)>& read) {
-  const std::vector<std::string_view>& parts = input.parts;
-  const size_t n = parts.size();
-  std::vector<uint64_t> lines(n, 0);
-  std::vector<std::exception_ptr> failed(n);
-  auto run = [&](size_t i) {
+size_t max_parts(const InputParts& input, size_t min_bytes) {
+  size_t bytes = 0;
+  for (std::string_view p : input.parts) bytes += p.size();
+  // Every part taken is of min_bytes at least, and none overlaps another.
+  return input.parts.size() + bytes / std::max<size_t>(min_bytes, 1);
+}
+
+std::vector<PartRead> for_each_part(const InputParts& input, const Reader& reader,
+                                    const std::function<void(size_t, LineReader&)>& read,
+                                    size_t min_bytes) {
+  Pieces pieces(input);
+  auto read_one = [&](size_t i) {
+    uint64_t lines = 0;
+    std::exception_ptr failed;
     try {
-      LineReader in(std::make_unique<PartSource>(input, parts[i]), input.name);
+      LineReader in(std::make_unique<PartSource>(pieces, i), input.name);
       read(i, in);
       // The lines a reader left unread still count for the parts after it.
       for (std::string_view rest; in.next(rest);) {
       }
-      lines[i] = in.line_number();
+      lines = in.line_number();
     } catch (...) {
-      failed[i] = std::current_exception();
+      failed = std::current_exception();
     }
+    pieces.ended(i, lines, std::move(failed));
   };
+  auto run = [&](size_t i) {
+    read_one(i);
+    while (std::optional<size_t> taken = pieces.take(reader, min_bytes)) read_one(*taken);
+  };
+  const size_t n = pieces.size();
   std::vector<std::jthread> threads;
   for (size_t i = 1; i < n; ++i) threads.emplace_back(run, i);
-  if (!parts.empty()) run(0);
+  if (n > 0) run(0);
   threads.clear();  // joins
-  for (const std::exception_ptr& e : failed)
-    if (e) std::rethrow_exception(e);
-  return lines;
+  return pieces.in_order();
 }
 
 MergedIds merge_tables(StackTable&& part, StackTable& into, unsigned threads) {
@@ -173,12 +261,14 @@ namespace hangscope {
 // A reader without a merge of its own reads the parts as one stream: they are adjacent
 // pieces of one input.
 void Reader::read_parts(const InputParts& input, CaptureBuilder& out) const {
-  const std::vector<std::string_view>& parts = input.parts;
-  if (parts.empty()) return;
-  std::string_view whole(parts.front().data(),
-                         static_cast<size_t>(parts.back().data() + parts.back().size() -
-                                             parts.front().data()));
-  LineReader in(std::make_unique<ingest::PartSource>(input, whole), input.name);
+  if (input.parts.empty()) return;
+  const std::string_view whole(input.parts.front().data(),
+                               static_cast<size_t>(input.parts.back().data() +
+                                                   input.parts.back().size() -
+                                                   input.parts.front().data()));
+  InputParts one{{whole}, input.name, input.fd, input.file_start};
+  ingest::Pieces pieces(one);
+  LineReader in(std::make_unique<ingest::PartSource>(pieces, 0), input.name);
   read(in, out);
 }
 

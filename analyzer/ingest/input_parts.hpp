@@ -26,14 +26,33 @@ std::vector<std::string_view> cut_at_records(std::string_view text, std::span<co
 std::vector<std::string_view> split_at_records(std::string_view text, size_t parts,
                                                const Reader& reader);
 
+// The least bytes a part is worth a thread for: smaller inputs are read as a stream, and
+// a thread takes no less of another's part (for_each_part). A part costs a merge: 1 ms,
+// or 5 ms where the 100,000 stacks of the part before it must be indexed first, about
+// what reading 4 MiB of folded stacks takes.
+inline constexpr size_t kMinPartBytes = 4 << 20;
+
+// One part as for_each_part read it: the number `read` was called with, and its lines.
+struct PartRead {
+  size_t part;
+  uint64_t lines;
+};
+
 // Runs read(i, in) for every part of `input`: part 0 on the calling thread, each other on
 // a thread of its own, `in` reading the part with its lines numbered from the part's
 // start (the lines before it are known once the parts before it are read: counting them
-// first took a tenth of reading them, on every thread). Returns the lines of each part;
-// after every part has ended, the exception of the first part that threw one is thrown
+// first took a tenth of reading them, on every thread). A thread whose part has ended
+// takes the second half of what is left of the part with the most left, cut at a
+// record start of `reader`, as a part of its own, numbered after those before it: where
+// one thread is slowed (another task on its CPU, memory the host backs again), the
+// others do not wait for it. Only halves of `min_bytes` and more are taken; numbers stay
+// below max_parts(input, min_bytes). Returns the parts in input order; after every part
+// has ended, the exception of the first part in input order that threw one is thrown
 // again.
-std::vector<uint64_t> for_each_part(const InputParts& input,
-                                    const std::function<void(size_t part, LineReader& in)>& read);
+std::vector<PartRead> for_each_part(const InputParts& input, const Reader& reader,
+                                    const std::function<void(size_t part, LineReader& in)>& read,
+                                    size_t min_bytes = kMinPartBytes);
+size_t max_parts(const InputParts& input, size_t min_bytes = kMinPartBytes);
 
 // Where the names, frames and stacks of a part's own table are in the capture's: the
 // part's ids as indexes.
@@ -53,36 +72,44 @@ MergedIds merge_tables(StackTable&& part, StackTable& into, unsigned threads);
 void add_skipped(SourceInfo& into, const CaptureBuilder& part, const std::string& name,
                  uint64_t lines_before);
 
-// The common course of Reader::read_parts: read(in, builder, state) reads each part,
-// part 0 into `out` and `first` on the calling thread, each other into a capture and a
-// State of its own on a thread of its own; then, in input order, every other part's
-// tables are merged into `out`'s, merge(part, ids, state) adds what its State holds to
-// `first`, and the lines it skipped are added to `out`'s source.
+// The common course of Reader::read_parts: read(in, builder, state) reads each part
+// (for_each_part), part 0 into `out` and `first` on the calling thread, each other into a
+// capture and a State of its own; then, in input order, every other part's tables are
+// merged into `out`'s, merge(part, ids, state) adds what its State holds to `first`, and
+// the lines it skipped are added to `out`'s source.
 template <typename State, typename Read, typename Merge>
-void read_and_merge(const InputParts& input, CaptureBuilder& out, State& first, Read read,
-                    Merge merge) {
+void read_and_merge(const InputParts& input, const Reader& reader, CaptureBuilder& out,
+                    State& first, Read read, Merge merge, size_t min_bytes = kMinPartBytes) {
   struct Part {
+    Part(const SourceInfo& info, const ReadOptions& options) : builder(capture, info, options) {}
     Capture capture;
-    std::unique_ptr<CaptureBuilder> builder;
+    CaptureBuilder builder;
     State state;
   };
-  std::vector<Part> rest(input.parts.empty() ? 0 : input.parts.size() - 1);
-  for (Part& p : rest)
-    p.builder = std::make_unique<CaptureBuilder>(p.capture, out.info(), out.options());
-  const std::vector<uint64_t> lines = for_each_part(input, [&](size_t i, LineReader& in) {
-    if (i == 0)
-      read(in, out, first);
-    else
-      read(in, *rest[i - 1].builder, rest[i - 1].state);
-  });
-  uint64_t lines_before = lines.empty() ? 0 : lines[0];
-  for (size_t i = 0; i < rest.size(); ++i) {
-    Part& p = rest[i];
-    const MergedIds ids = merge_tables(std::move(p.capture.stacks), out.stacks(),
-                                       static_cast<unsigned>(input.parts.size()));
-    merge(p.capture, ids, p.state);
-    add_skipped(out.info(), *p.builder, input.name, lines_before);
-    lines_before += lines[i + 1];
+  // Copied before part 0's reading changes them: the other parts' builders start from
+  // these, on their own threads.
+  const SourceInfo info = out.info();
+  const ReadOptions options = out.options();
+  // By part number - 1, each made by the thread that reads the part.
+  std::vector<std::unique_ptr<Part>> rest(max_parts(input, min_bytes));
+  const std::vector<PartRead> parts = for_each_part(
+      input, reader,
+      [&](size_t i, LineReader& in) {
+        if (i == 0) return read(in, out, first);
+        rest[i - 1] = std::make_unique<Part>(info, options);
+        read(in, rest[i - 1]->builder, rest[i - 1]->state);
+      },
+      min_bytes);
+  uint64_t lines_before = 0;
+  for (const PartRead& r : parts) {
+    if (r.part > 0) {
+      Part& p = *rest[r.part - 1];
+      const MergedIds ids = merge_tables(std::move(p.capture.stacks), out.stacks(),
+                                         static_cast<unsigned>(input.parts.size()));
+      merge(p.capture, ids, p.state);
+      add_skipped(out.info(), p.builder, input.name, lines_before);
+    }
+    lines_before += r.lines;
   }
 }
 
@@ -108,8 +135,5 @@ class MappedInput {
   const char* data_;
   size_t size_;
 };
-
-// The least bytes a part is worth a thread for: smaller inputs are read as a stream.
-inline constexpr size_t kMinPartBytes = 4 << 20;
 
 }  // namespace hangscope::ingest

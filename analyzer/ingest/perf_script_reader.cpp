@@ -367,7 +367,7 @@ void read_perf_lines(LineReader& in, CaptureBuilder& out, PerfLines& lines) {
 // after it in order.
 void PerfScriptReader::read_parts(const InputParts& input, CaptureBuilder& out) const {
   PerfLines lines;
-  read_and_merge(input, out, lines, read_perf_lines,
+  read_and_merge(input, *this, out, lines, read_perf_lines,
                  [&](const Capture&, const MergedIds& ids, const PerfLines& more) {
                    for (const EventSamples& e : more.events)
                      lines.events[lines.event_index(e.name)].add_part(e, ids);

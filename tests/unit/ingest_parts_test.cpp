@@ -5,8 +5,17 @@
 // through the mapped file of read_input.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
+#include <set>
 #include <tuple>
 
 #include "input_parts.hpp"
@@ -267,4 +276,164 @@ TEST(IngestParts, LargeFileOnThreadsAsOnOne) {
             path + ":" + std::to_string(hangscope::testing::count_lines(one) + 1));
   expect_same(read(2), expected);
   expect_same(read(3), expected);
+}
+
+namespace {
+
+// Lines "f<i % 97>;g<i % 89>;h<i> <i>\n", enough for 2 parts of more than the 1 MiB a
+// LineReader asks for at once: a part then has bytes left to take after its first line.
+std::string numbered_lines() {
+  std::string text;
+  for (size_t i = 0; text.size() < (3 << 20); ++i)
+    text += fmt::format("f{};g{};h{} {}\n", i % 97, i % 89, i, i + 1);
+  return text;
+}
+
+// Holds part 0 after its first line until a part taken from it has been read whole,
+// so that the thread of part 1 takes from part 0 whatever the machine's timing.
+class HoldFirstPart {
+ public:
+  // Called by the reader of part 0 after its first line: false if no part was taken.
+  bool hold() {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, std::chrono::seconds(60), [&] { return taken_read_; });
+  }
+  void taken_part_read() {
+    std::lock_guard lock(mutex_);
+    taken_read_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool taken_read_ = false;
+};
+
+constexpr size_t kSmallTake = 64 << 10;
+
+}  // namespace
+
+// A thread whose part has ended takes the second half of what is left of another, again
+// while there is enough left: the parts, in the order returned, hold every line once, in
+// input order, each counted as its part read it.
+TEST(IngestParts, EndedThreadTakesTheRestOfASlowPart) {
+  const std::string text = numbered_lines();
+  const InputParts input{ingest::split_at_records(text, 2, ingest::folded_reader()), "n"};
+  ASSERT_EQ(input.parts.size(), 2u);
+  HoldFirstPart first;
+  std::mutex mutex;
+  std::map<size_t, std::vector<std::string>> lines;  // by part number
+  bool held = true;
+  const std::vector<ingest::PartRead> parts = ingest::for_each_part(
+      input, ingest::folded_reader(),
+      [&](size_t part, LineReader& in) {
+        std::vector<std::string> read;
+        for (std::string_view line; in.next(line);) {
+          read.emplace_back(line);
+          if (part == 0 && read.size() == 1) held = first.hold();
+        }
+        if (part >= 2) first.taken_part_read();
+        std::lock_guard lock(mutex);
+        lines[part] = std::move(read);
+      },
+      kSmallTake);
+  ASSERT_TRUE(held) << "no part was taken from part 0 while it was held";
+  ASSERT_GE(parts.size(), 3u);
+  ASSERT_LE(parts.size(), ingest::max_parts(input, kSmallTake));
+  EXPECT_EQ(parts.front().part, 0u);
+  std::string joined;
+  std::set<size_t> numbers;
+  for (const ingest::PartRead& p : parts) {
+    EXPECT_TRUE(numbers.insert(p.part).second) << p.part;
+    EXPECT_EQ(p.lines, lines[p.part].size()) << p.part;
+    for (const std::string& line : lines[p.part]) joined += line + "\n";
+  }
+  EXPECT_EQ(joined, text);
+}
+
+namespace {
+
+// A ByteSource of a string.
+class TextSource final : public ByteSource {
+ public:
+  explicit TextSource(std::string_view text) : text_(text) {}
+  size_t read(char* buf, size_t n) override {
+    n = std::min(n, text_.size());
+    std::memcpy(buf, text_.data(), n);
+    text_.remove_prefix(n);
+    return n;
+  }
+
+ private:
+  std::string_view text_;
+};
+
+// A line's frames (split at ';') as a stack, its count as a sample's weight.
+void read_counted_stacks(LineReader& in, CaptureBuilder& out) {
+  for (std::string_view line; in.next(line);) {
+    const size_t space = line.rfind(' ');
+    std::vector<FrameId> leaf_first;
+    for (std::string_view frames = line.substr(0, space); !frames.empty();) {
+      const size_t semi = frames.rfind(';');
+      const std::string_view f = semi == std::string_view::npos ? frames : frames.substr(semi + 1);
+      leaf_first.push_back(out.stacks().intern_frame(f));
+      frames = semi == std::string_view::npos ? std::string_view() : frames.substr(0, semi);
+    }
+    TaskSample s;
+    s.stack = out.stacks().intern_stack(leaf_first);
+    s.weight = std::stoull(std::string(line.substr(space + 1)));
+    out.add_sample(s);
+  }
+}
+
+}  // namespace
+
+// Parts taken from a held part are merged in input order, not in the order they were
+// taken: the ids and samples come out as one thread reading the whole gives them.
+TEST(IngestParts, TakenPartsMergeInInputOrder) {
+  const std::string text = numbered_lines();
+  SourceInfo info;
+  info.path = "n";
+  Capture expected;
+  {
+    CaptureBuilder b(expected, info);
+    LineReader in(std::make_unique<TextSource>(text), "n");
+    read_counted_stacks(in, b);
+  }
+  Capture c;
+  CaptureBuilder b(c, info);
+  const InputParts input{ingest::split_at_records(text, 2, ingest::folded_reader()), "n"};
+  HoldFirstPart first;
+  std::atomic<size_t> parts_read = 0;
+  bool held = true;
+  struct NoState {};
+  NoState none;
+  ingest::read_and_merge(
+      input, ingest::folded_reader(), b, none,
+      [&](LineReader& in, CaptureBuilder& into, NoState&) {
+        if (&into == &b) {  // part 0: its first line, then held
+          std::string_view line;
+          ASSERT_TRUE(in.next(line));
+          std::string rest(line);
+          rest += '\n';
+          held = first.hold();
+          for (std::string_view more; in.next(more);) rest.append(more).append("\n");
+          LineReader again(std::make_unique<TextSource>(rest), "n");
+          read_counted_stacks(again, into);
+          return;
+        }
+        read_counted_stacks(in, into);
+        if (++parts_read == 2) first.taken_part_read();  // part 1 and one taken
+      },
+      [&](const Capture& part, const ingest::MergedIds& ids, NoState&) {
+        for (TaskSample s : part.samples) {
+          s.stack = ids.stacks[s.stack];
+          b.add_sample(s);
+        }
+      },
+      kSmallTake);
+  ASSERT_TRUE(held) << "no part was taken from part 0 while it was held";
+  EXPECT_GE(parts_read.load(), 2u);
+  expect_same(c, expected);
 }
