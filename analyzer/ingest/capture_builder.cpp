@@ -3,9 +3,19 @@
 #include <absl/hash/hash.h>
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "hangscope/ingest.hpp"
+#include "hangscope/parallel.hpp"
 
 namespace hangscope {
+
+namespace {
+
+// Fewer samples than this for each thread are added on one.
+constexpr size_t kSamplesPerThread = 1 << 16;
+
+}  // namespace
 
 CaptureBuilder::CaptureBuilder(Capture& capture, SourceInfo info, const ReadOptions& options)
     : capture_(capture), options_(options), contexts_(0, ContextIds{&capture}, ContextIds{&capture}) {
@@ -26,8 +36,22 @@ void CaptureBuilder::add_sample(TaskSample s) {
   ++samples_added_;
 }
 
-void CaptureBuilder::reserve_samples(size_t n) {
-  capture_.samples.reserve(capture_.samples.size() + n);
+void CaptureBuilder::add_samples(size_t n,
+                                 const std::function<void(size_t, TaskSample&)>& make,
+                                 unsigned threads) {
+  BulkVector<TaskSample>& samples = capture_.samples;
+  const size_t before = samples.size();
+  samples.resize(before + n);
+  const size_t parts = std::clamp<size_t>(n / kSamplesPerThread, 1, thread_count(threads));
+  run_parts(parts, [&](size_t part) {
+    const PartRange range = part_range(n, parts, part);
+    for (size_t i = range.begin; i < range.end; ++i) {
+      TaskSample& s = samples[before + i];
+      make(i, s);
+      s.source = source_;
+    }
+  });
+  samples_added_ += n;
 }
 
 void CaptureBuilder::add_fact(WaitsOnFact f) {

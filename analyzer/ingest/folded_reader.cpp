@@ -160,15 +160,16 @@ class FoldedTotals {
 
 // The totals as the input's samples, and what they say of its source.
 void add_totals(const FoldedTotals& totals, bool microseconds, CaptureBuilder& out) {
-  out.reserve_samples(totals.order().size());
-  for (const FoldedTotals::Total& t : totals.order()) {
-    TaskSample s;
-    s.stack = t.stack;
-    s.comm = t.comm;
-    s.weight = t.weight;
-    s.state = '?';
-    out.add_sample(s);
-  }
+  out.add_samples(
+      totals.order().size(),
+      [&](size_t i, TaskSample& s) {
+        const FoldedTotals::Total& t = totals.order()[i];
+        s.stack = t.stack;
+        s.comm = t.comm;
+        s.weight = t.weight;
+        s.state = '?';
+      },
+      out.options().threads);
   if (microseconds || totals.bcc) out.info().unit = WeightUnit::microseconds;
   // bcc's lines begin with the command, taken out of the frames: folded output puts it back.
   out.info().command_root = totals.commands;

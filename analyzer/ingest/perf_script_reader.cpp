@@ -408,8 +408,9 @@ void add_counted(const PerfLines& lines, const std::string& name, CaptureBuilder
       left_out += fmt::format("{}{} {}", left_out.empty() ? "" : ", ", events[i].totals.count(),
                               events[i].name);
   if (!left_out.empty()) info.header["perf.samples_left_out"] = left_out;
-  out.reserve_samples(e.totals.samples().size());
-  for (const TaskSample& s : e.totals.samples()) out.add_sample(s);
+  out.add_samples(
+      e.totals.samples().size(), [&](size_t i, TaskSample& s) { s = e.totals.samples()[i]; },
+      out.options().threads);
 }
 
 }  // namespace
