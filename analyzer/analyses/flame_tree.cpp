@@ -61,6 +61,9 @@ constexpr size_t kPrefix = 4;
 // thread.
 constexpr size_t kLeavesForThreads = 1 << 16;
 
+// Fewer frames than this are ranked on one thread: comparing two is comparing their names.
+constexpr size_t kFramesForThreads = 1 << 12;
+
 // Threads for work on `n` leaves, stacks or frames.
 unsigned threads_for(size_t n, unsigned threads) {
   return n >= kLeavesForThreads ? thread_count(threads) : 1;
@@ -404,7 +407,7 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
       [](const Frame& a, const Frame& b) {
         return a.function == b.function && a.module == b.module && a.kind == b.kind;
       },
-      threads_for(st.frame_count(), options.threads));
+      st.frame_count() >= kFramesForThreads ? thread_count(options.threads) : 1);
 
   // The ranks + 1 of a stack's outermost kPrefix frames, packed for the sort, when every
   // rank fits 16 bits.
@@ -488,8 +491,11 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
         *to++ = {by_group ? group_rank[g] : 0, by_group ? g : 0, s, static_cast<uint32_t>(i % 2),
                  sum[i].weight, sum[i].timed, prefix(s)};
       }
-      BulkVector<Sum>().swap(sums[part]);  // given back on its own thread
     });
+    // Given back once the threads are done: unmapping memory while another thread of the
+    // process runs makes the kernel flush that CPU's TLB (an interrupt, which on a
+    // virtual machine is an exit to the host), and slowed the leaves' threads 2.5x.
+    sums.clear();
   }
 
   // Equal prefixes mean equal first frames and lengths of at least kPrefix, or equal

@@ -42,7 +42,7 @@ void CompiledRules::hits(std::string_view canonical, std::vector<Hit>& out) cons
 namespace {
 
 // Fewer distinct frames than this for each thread are matched on one.
-constexpr size_t kFramesPerThread = 1 << 13;
+constexpr size_t kFramesPerThread = 1 << 11;
 
 }  // namespace
 
