@@ -20,7 +20,7 @@ namespace {
 
 // Enough distinct stacks for three parts of the classifier and a split sort of the
 // flame tree's paths (their thresholds: 32,768 stacks a thread, 65,536 paths), and
-// distinct root frames for a split frame index (8,192 frames a thread), the frames of
+// distinct root frames for a split frame index (2,048 frames a thread), the frames of
 // hangscope's storm first met near the middle of the frame table.
 constexpr size_t kStacks = 100'000;
 
