@@ -57,14 +57,13 @@ struct Leaf {
 // compared without reaching into the stack table.
 constexpr size_t kPrefix = 4;
 
-// Fewer leaves (or stacks, or frames) than this are sorted, summed and compared on one
-// thread.
+// Fewer leaves (or stacks) than this are sorted, summed and compared on one thread.
 constexpr size_t kLeavesForThreads = 1 << 16;
 
 // Fewer frames than this are ranked on one thread: comparing two is comparing their names.
 constexpr size_t kFramesForThreads = 1 << 12;
 
-// Threads for work on `n` leaves, stacks or frames.
+// Threads for work on `n` leaves or stacks.
 unsigned threads_for(size_t n, unsigned threads) {
   return n >= kLeavesForThreads ? thread_count(threads) : 1;
 }
@@ -494,7 +493,8 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
     });
     // Given back once the threads are done: unmapping memory while another thread of the
     // process runs makes the kernel flush that CPU's TLB (an interrupt, which on a
-    // virtual machine is an exit to the host), and slowed the leaves' threads 2.5x.
+    // virtual machine is an exit to the host): building the leaves of the random shape
+    // (bench/) took 5.7 ms on two threads so, 1.7 ms with the sums given back here.
     sums.clear();
   }
 

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <thread>
 
@@ -21,18 +22,21 @@ namespace hangscope::ingest {
 
 namespace {
 
+// The bytes from the first part's start to the last part's end (the parts are adjacent).
+std::string_view whole_of(const InputParts& input) {
+  const std::vector<std::string_view>& parts = input.parts;
+  if (parts.empty()) return {};
+  return {parts.front().data(),
+          static_cast<size_t>(parts.back().data() + parts.back().size() - parts.front().data())};
+}
+
 // The parts of one input as they are read: each one's bytes, of which a reader has been
 // handed those up to `pos`, and whose `end` a thread that has read its own part may
 // lower, to read the rest after the new end as a part of its own.
 class Pieces {
  public:
-  explicit Pieces(const InputParts& input) : input_(input) {
-    const std::vector<std::string_view>& parts = input.parts;
-    if (parts.empty()) return;
-    whole_ = std::string_view(parts.front().data(),
-                              static_cast<size_t>(parts.back().data() + parts.back().size() -
-                                                  parts.front().data()));
-    for (std::string_view p : parts) {
+  explicit Pieces(const InputParts& input) : input_(input), whole_(whole_of(input)) {
+    for (std::string_view p : input.parts) {
       const auto begin = static_cast<size_t>(p.data() - whole_.data());
       pieces_.push_back({begin, begin + p.size(), begin, 0, nullptr});
     }
@@ -88,7 +92,7 @@ class Pieces {
   // Once every part has ended: the parts in input order, or the first one's exception.
   std::vector<PartRead> in_order() const {
     std::vector<size_t> order(pieces_.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::iota(order.begin(), order.end(), size_t{0});
     std::ranges::sort(order, {}, [&](size_t i) { return pieces_[i].begin; });
     std::vector<PartRead> parts;
     for (size_t i : order) {
@@ -262,11 +266,7 @@ namespace hangscope {
 // pieces of one input.
 void Reader::read_parts(const InputParts& input, CaptureBuilder& out) const {
   if (input.parts.empty()) return;
-  const std::string_view whole(input.parts.front().data(),
-                               static_cast<size_t>(input.parts.back().data() +
-                                                   input.parts.back().size() -
-                                                   input.parts.front().data()));
-  InputParts one{{whole}, input.name, input.fd, input.file_start};
+  InputParts one{{ingest::whole_of(input)}, input.name, input.fd, input.file_start};
   ingest::Pieces pieces(one);
   LineReader in(std::make_unique<ingest::PartSource>(pieces, 0), input.name);
   read(in, out);
