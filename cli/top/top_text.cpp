@@ -25,7 +25,7 @@ std::string fit_tail(std::string_view s, size_t width) {
     --i;
     if (!continuation(s[i])) --keep;
   }
-  return "<" + std::string(s.substr(i));
+  return std::string("<").append(s.substr(i));
 }
 
 // Columns of the group table at a width: the name and the sparkline share what the
@@ -161,7 +161,7 @@ std::string task_line(const TopTaskRow& t, size_t width) {
                               t.state, seconds_text(t.blocked_s), fit(t.group, c.group, true),
                               fit(dash(t.syscall), c.syscall, true), fit_tail(dash(t.file), c.file),
                               fit(dash(t.device), c.device, true));
-  if (c.container) s += " " + fit(dash(t.container), c.container);
+  if (c.container) s.append(" ").append(fit(dash(t.container), c.container));
   return trimmed(fit(s, width));
 }
 
@@ -230,7 +230,7 @@ std::string batch_frame(const TopFrame& f, std::string_view clock, size_t width,
   out += f.verdict + "\n\n";
   out += group_heading(width) + "\n";
   for (const TopGroupRow& g : f.groups) out += group_line(g, width, unicode) + "\n";
-  out += "\n" + task_heading(width) + "\n";
+  out.append("\n").append(task_heading(width)).append("\n");
   for (const TopTaskRow& t : f.tasks) out += task_line(t, width) + "\n";
   out += "\n";
   return out;
