@@ -7,6 +7,10 @@
 #
 # Prints each run's wall time (to the millisecond) and CPU time, then per shape: the
 # median wall times, the median of the pairs' ratios, and the ratio of the fastest runs.
+# Each pair also times two one-thread runs started at once: twice the work of one, shared
+# by nothing but the machine (its caches, memory and the host's scheduling of its CPUs).
+# Their ratio, 2 x one run's time / both runs' time, is what the machine's CPUs give on
+# this work: the ceiling of the ratio on threads, beside it in the same minutes.
 # On a shared machine runs are slowed at random (another guest's load, memory the host
 # has to back again on its first touch): the pairs' ratio and the fastest runs' ratio
 # are the figures, not the seconds.
@@ -40,6 +44,17 @@ measure() {
   awk -v ns=$((end - start)) '{ printf "%.3f %.2f\n", ns / 1e9, $1 + $2 }' "$work/time"
 }
 
+# Two one-thread reports of $input by binary $1 started at once: "<wall s>" until both end.
+measure_two() {
+  start=$(date +%s%N)
+  "$1" report -f svg --min-width "$min_width" --threads 1 "$input" > /dev/null &
+  first=$!
+  "$1" report -f svg --min-width "$min_width" --threads 1 "$input" > /dev/null
+  wait "$first"
+  end=$(date +%s%N)
+  awk -v ns=$((end - start)) 'BEGIN { printf "%.3f\n", ns / 1e9 }'
+}
+
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # The summary of one binary's runs, kept in $work/$1: lines "<wall many> <cpu many>
@@ -67,12 +82,16 @@ for shape in $shapes; do
   echo "shape $shape: $(awk -v s="$(stat -c %s "$input")" 'BEGIN { printf "%.1f MB", s / 1e6 }'), $(wc -l < "$input") distinct stacks"
   : > "$work/hangscope"
   : > "$work/base"
+  : > "$work/two"
   i=0
   while [ "$i" -lt "$runs" ]; do
     i=$((i + 1))
     r="$(measure "$hs" "$threads") $(measure "$hs" 1)"
     echo "$r" >> "$work/hangscope"
     echo "  run $i hangscope: $r (wall s, CPU s on --threads $threads; on one)"
+    two=$(measure_two "$hs")
+    echo "$two $r" >> "$work/two"
+    echo "  run $i two one-thread runs at once: $two s"
     if [ -n "$base" ]; then
       r="$(measure "$base" "$threads") $(measure "$base" 1)"
       echo "$r" >> "$work/base"
@@ -80,6 +99,10 @@ for shape in $shapes; do
     fi
   done
   summary hangscope
+  awk '{ print 2 * $4 / $1 }' "$work/two" | median |
+    awk '{ printf "  the machine: two one-thread runs at once, pairs %.2fx (2 x one run / both)", $1 }'
+  awk '{ print $1 / (2 * $2) }' "$work/two" | median |
+    awk '{ printf "; the threads reach %.0f%% of it\n", 100 * $1 }'
   [ -n "$base" ] && summary base
   rm -f "$input"
 done
