@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "batch_memory.hpp"
 #include "commands.hpp"
 #include "hangscope/analysis.hpp"
 #include "hangscope/diff_render.hpp"
@@ -88,6 +89,7 @@ int compare(const DiffArgs& opts) {
 }  // namespace
 
 int run_diff(const DiffArgs& opts) {
+  keep_freed_memory();
   if (opts.fail_if_grows.empty()) return compare(opts);
   // Under git bisect run, 1 means "bad": a failure must stop the bisect instead.
   constexpr int kStopBisect = 128;

@@ -1,6 +1,7 @@
 // hangscope report: read captures and dumps, classify, summarise, render.
 #include <fmt/format.h>
 
+#include "batch_memory.hpp"
 #include "commands.hpp"
 #include "hangscope/analysis.hpp"
 #include "hangscope/ingest.hpp"
@@ -87,6 +88,7 @@ int report_capture(const Capture& capture, const ReportOptions& opts, const Rule
 }
 
 int run_report(const ReportOptions& opts) {
+  keep_freed_memory();
   RuleSet rules = load_rules(opts.input.rules);  // a bad rule file fails before the inputs are read
   Capture capture;
   read_inputs(opts.inputs, opts.input, capture);

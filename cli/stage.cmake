@@ -18,6 +18,7 @@ add_executable(hangscope
   ${CMAKE_CURRENT_LIST_DIR}/top/terminal_view.cpp
   ${CMAKE_CURRENT_LIST_DIR}/report.cpp
   ${CMAKE_CURRENT_LIST_DIR}/diff.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/batch_memory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/progress.cpp
   ${CMAKE_CURRENT_LIST_DIR}/output.cpp
   ${CMAKE_CURRENT_LIST_DIR}/input_options.cpp
