@@ -12,7 +12,7 @@ std::vector<Feature> features() {
   return {
       {"bpf-source", "BPF task iterator source (record --source bpf)", bpf_source_status()},
       {"libunwind", "user-space stacks (record --user-stacks)", std::string(unwinder_version())},
-      {"metrics", "Prometheus metrics over HTTP with cpp-httplib (watch --listen)",
+      {"metrics", "Prometheus metrics over HTTP with Boost.Beast (watch --listen)",
        std::string(live::http_library_version())},
       // perf_event_open needs no library: every build has it.
       {"on-cpu", "on-CPU kernel stacks (record --on-cpu)", "yes"},

@@ -1,13 +1,6 @@
 # Live: the recent past of the sampler kept in memory (a window of rounds), the triggers
 # that look at it, and the engine `watch` and `top` run on; metrics over HTTP.
-# The static build leaves the HTTP server out: Debian ships cpp-httplib as a shared
-# object only.
-if(HANGSCOPE_STATIC)
-  set(HANGSCOPE_METRICS_SERVER ${CMAKE_CURRENT_LIST_DIR}/metrics_server_unbuilt.cpp)
-else()
-  pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
-  set(HANGSCOPE_METRICS_SERVER ${CMAKE_CURRENT_LIST_DIR}/metrics_server.cpp)
-endif()
+# The HTTP server is Boost.Beast's, header-only (Boost's headers come with Boost.Graph).
 hangscope_add_stage(hangscope_live SOURCES
   round_window.cpp
   window_groups.cpp
@@ -18,7 +11,7 @@ hangscope_add_stage(hangscope_live SOURCES
   capture_dir.cpp
   prometheus_text.cpp
   listen_address.cpp
-  ${HANGSCOPE_METRICS_SERVER}
+  metrics_server.cpp
   watch.cpp
   top_view.cpp
 )
@@ -27,6 +20,4 @@ hangscope_add_stage(hangscope_live SOURCES
 target_link_libraries(hangscope_live
   PUBLIC hangscope_sampler hangscope_analyses hangscope_classify hangscope_model
   PRIVATE hangscope_ingest hangscope_render)
-if(NOT HANGSCOPE_STATIC)
-  target_link_libraries(hangscope_live PRIVATE PkgConfig::HTTPLIB)
-endif()
+target_link_libraries(hangscope_live PRIVATE Boost::headers)

@@ -5,8 +5,8 @@
 # <linux/bpf.h> its program includes); asciidoctor makes the man pages; man-db, bash-completion, zsh, dpkg-dev, lintian and
 # python3-jsonschema are for the tests of the man pages, the completion, the .deb and
 # the JSON schema (tests/install/); ccache makes the second build of .ci/run cheap;
-# cpp-httplib serves watch's metrics, and prometheus (its server and promtool) is what
-# the live test of them scrapes with; libncurses-dev draws top's full-screen view, and
+# prometheus (its server and promtool) is what the live test of watch's metrics scrapes
+# with (Boost.Beast, whose headers come with libboost-graph-dev, serves them); libncurses-dev draws top's full-screen view, and
 # tmux is the real terminal its live test drives; fio is the direct-I/O load of
 # fixtures/oncpu/make-fio-capture.sh.
 set -eu
@@ -32,7 +32,6 @@ PACKAGES="
   fuse3
   libfuse3-dev
   libunwind-dev
-  libcpp-httplib-dev
   prometheus
   libncurses-dev
   tmux

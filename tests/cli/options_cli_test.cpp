@@ -120,7 +120,7 @@ TEST(Options, VersionNamesTheBuildAndItsFeatures) {
     EXPECT_EQ(features["bpf-source"], "no") << r.out;
   EXPECT_EQ(features["on-cpu"], "yes");
   EXPECT_EQ(features["libunwind"].rfind("1.", 0), 0u) << r.out;  // the version built with
-  EXPECT_EQ(features["metrics"].rfind("0.", 0), 0u) << r.out;    // cpp-httplib's
+  EXPECT_EQ(features["metrics"].rfind("1.", 0), 0u) << r.out;    // Boost's
   EXPECT_EQ(run({kBin, "-V"}).out, r.out);
 }
 

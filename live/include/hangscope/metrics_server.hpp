@@ -1,5 +1,5 @@
 // The HTTP endpoint of `watch --listen`: GET /metrics answers with what `body` returns,
-// in Prometheus's text format, from a thread of its own (cpp-httplib).
+// in Prometheus's text format, from a thread of its own (Boost.Beast).
 #pragma once
 
 #include <functional>
@@ -9,17 +9,13 @@
 #include <string_view>
 #include <thread>
 
-namespace httplib {
-class Server;
-}
-
 namespace hangscope::live {
 
 struct ListenError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The version of the HTTP library built in (cpp-httplib's, "0.11.4").
+// The version of the HTTP library built in (Boost's, "1.74.0").
 std::string_view http_library_version();
 
 // "ADDR:PORT", ":PORT" or "PORT" (loopback), "[v6]:PORT". Throws ListenError.
@@ -34,7 +30,8 @@ class MetricsServer {
   int port() const { return port_; }
 
  private:
-  std::unique_ptr<httplib::Server> server_;
+  struct Server;
+  std::unique_ptr<Server> server_;
   std::thread thread_;
   int port_ = 0;
 };
