@@ -63,9 +63,9 @@ constexpr size_t kLeavesForThreads = 1 << 16;
 // Fewer frames than this are ranked on one thread: comparing two is comparing their names.
 constexpr size_t kFramesForThreads = 1 << 12;
 
-// Threads for work on `n` leaves or stacks.
-unsigned threads_for(size_t n, unsigned threads) {
-  return n >= kLeavesForThreads ? thread_count(threads) : 1;
+// Threads for work on `n` leaves or stacks (or, from `least` = kFramesForThreads, frames).
+unsigned threads_for(size_t n, unsigned threads, size_t least = kLeavesForThreads) {
+  return n >= least ? thread_count(threads) : 1;
 }
 
 // The weight of each wait group under one open node. Most nodes (deep ones) hold one
@@ -406,7 +406,7 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
       [](const Frame& a, const Frame& b) {
         return a.function == b.function && a.module == b.module && a.kind == b.kind;
       },
-      st.frame_count() >= kFramesForThreads ? thread_count(options.threads) : 1);
+      threads_for(st.frame_count(), options.threads, kFramesForThreads));
 
   // The ranks + 1 of a stack's outermost kPrefix frames, packed for the sort, when every
   // rank fits 16 bits.

@@ -327,7 +327,7 @@ void merge_parts(std::vector<PartGroups>& parts, const StackTable& stacks,
   }
 
   std::vector<WaitGroup> named(keys.size());
-  const size_t naming = std::clamp<size_t>(keys.size() / kGroupsPerThread, 1, threads);
+  const size_t naming = parts_for(keys.size(), kGroupsPerThread, threads);
   run_parts(naming, [&](size_t i) {
     const PartRange range = part_range(keys.size(), naming, i);
     Classifier namer(stacks, compiled, index);
@@ -391,7 +391,7 @@ Classification classify(const StackTable& stacks, const RuleSet& rules, unsigned
   threads = thread_count(threads);
   const FrameIndex index(compiled, stacks, threads);
   const size_t n = stacks.stack_count();
-  const size_t parts = std::clamp<size_t>(n / kStacksPerThread, 1, threads);
+  const size_t parts = parts_for(n, kStacksPerThread, threads);
   Classification out;
   out.group_of_stack.resize(n);
   out.wait_of_stack.resize(n);

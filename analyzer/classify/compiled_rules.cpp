@@ -50,7 +50,7 @@ FrameIndex::FrameIndex(const CompiledRules& rules, const StackTable& stacks, uns
   const size_t n = stacks.frame_count();
   class_.resize(n);
   canonical_.resize(n);
-  const size_t parts = std::clamp<size_t>(n / kFramesPerThread, 1, threads);
+  const size_t parts = parts_for(n, kFramesPerThread, threads);
   user_names_.resize(parts);
   // Each part matches its frames into hits of its own, counted per frame; the parts'
   // hits are then laid end to end in frame order.

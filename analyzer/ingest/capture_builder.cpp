@@ -3,8 +3,6 @@
 #include <absl/hash/hash.h>
 #include <fmt/format.h>
 
-#include <algorithm>
-
 #include "hangscope/ingest.hpp"
 #include "hangscope/parallel.hpp"
 
@@ -42,7 +40,7 @@ void CaptureBuilder::add_samples(size_t n,
   BulkVector<TaskSample>& samples = capture_.samples;
   const size_t before = samples.size();
   samples.resize(before + n);
-  const size_t parts = std::clamp<size_t>(n / kSamplesPerThread, 1, thread_count(threads));
+  const size_t parts = parts_for(n, kSamplesPerThread, threads);
   run_parts(parts, [&](size_t part) {
     const PartRange range = part_range(n, parts, part);
     for (size_t i = range.begin; i < range.end; ++i) {

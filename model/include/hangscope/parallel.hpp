@@ -18,6 +18,13 @@ unsigned thread_count(unsigned asked);
 // thread of its own. The first exception a part throws is rethrown once all have ended.
 void run_parts(size_t parts, const std::function<void(size_t)>& part);
 
+// How many parts to cut n items into where a part is worth its thread from `per_part`
+// items on: one part for fewer, else one per `per_part` items, at most `threads` (0: one
+// per CPU).
+inline size_t parts_for(size_t n, size_t per_part, unsigned threads) {
+  return std::clamp<size_t>(n / per_part, 1, thread_count(threads));
+}
+
 // The i-th of `parts` parts of about the same size of [0, n): [begin, end).
 struct PartRange {
   size_t begin, end;
