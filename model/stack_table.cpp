@@ -98,11 +98,23 @@ std::vector<StackId> StackTable::absorb(StackTable&& part, std::span<const Frame
   std::vector<size_t> absent(parts + 1, 0);
   run_parts(parts, [&](size_t p) {
     const PartRange range = part_range(n, parts, p);
-    for (size_t i = range.begin; i < range.end; ++i) {
+    // Each stack's frames rewritten and hashed a few stacks ahead of its lookup, whose
+    // slot in the index is asked for meanwhile: the lookups' misses overlap.
+    constexpr size_t kAhead = 8;
+    uint64_t hashes[kAhead];
+    auto rewrite = [&](size_t i) {
       const StackRef s = part.stacks_[i];
       for (FrameId* f = s.data; f != s.data + s.size; ++f) *f = frame_of[*f];
-      const std::span<const FrameId> frames(s.data, s.size);
-      ids[i] = find_hashed(frames, hash_ids(frames));
+      const uint64_t h = hash_ids({s.data, s.size});
+      stack_index_.prefetch(h);
+      hashes[i % kAhead] = h;
+    };
+    for (size_t i = range.begin; i < std::min(range.end, range.begin + kAhead); ++i) rewrite(i);
+    for (size_t i = range.begin; i < range.end; ++i) {
+      const uint64_t h = hashes[i % kAhead];
+      if (i + kAhead < range.end) rewrite(i + kAhead);
+      const StackRef s = part.stacks_[i];
+      ids[i] = find_hashed({s.data, s.size}, h);
       absent[p + 1] += ids[i] == kAbsentStack;
     }
   });
