@@ -2,6 +2,7 @@
 
 #include <sched.h>
 
+#include <atomic>
 #include <exception>
 #include <vector>
 
@@ -30,6 +31,20 @@ void run_parts(size_t parts, const std::function<void(size_t)>& part) {
   }  // joins
   for (const std::exception_ptr& e : failed)
     if (e) std::rethrow_exception(e);
+}
+
+void run_tasks(size_t tasks, unsigned threads, const std::function<void(size_t)>& task) {
+  std::atomic<size_t> next{0};
+  run_parts(std::min<size_t>(std::max(threads, 1u), tasks), [&](size_t) {
+    for (size_t i; (i = next.fetch_add(1)) < tasks;) {
+      try {
+        task(i);
+      } catch (...) {
+        next = tasks;  // nothing more is taken
+        throw;
+      }
+    }
+  });
 }
 
 }  // namespace hangscope

@@ -35,16 +35,13 @@ Analysis analyze(const Capture& capture, const AnalysisOptions& options) {
     FlameTreeOptions flame_options = options.flame;
     flame_options.threads = threads;
     FlamePaths flame_paths(capture, a.classification, flame_options);  // on every thread
-    auto make_flame = [&] {
-      if (flame) a.flame = build_flame_tree(flame_paths, a.classification);
-    };
-    // The tree's merge is one walk, and the summary reads only the classification: side
-    // by side.
+    // The summary reads only the classification: on the tree's threads, beside its runs
+    // of paths.
     if (flame && summary && threads > 1 && capture.samples.size() >= kSamplesForThreads) {
-      run_parts(2, [&](size_t i) { i == 0 ? make_flame() : make_summary(); });
+      a.flame = build_flame_tree(flame_paths, a.classification, make_summary);
     } else {
       make_summary();
-      make_flame();
+      if (flame) a.flame = build_flame_tree(flame_paths, a.classification);
     }
     if (paths) a.flame_paths = std::move(flame_paths);
   }

@@ -63,6 +63,12 @@ constexpr size_t kLeavesForThreads = 1 << 16;
 // Fewer frames than this are ranked on one thread: comparing two is comparing their names.
 constexpr size_t kFramesForThreads = 1 << 12;
 
+// The runs of paths the tree is merged in, per thread: more runs than threads, taken as
+// threads become free (run_tasks), so that a thread slowed by the host, or busy with the
+// work beside the tree, leaves more of them to the others. A run costs a Builder and
+// its part in joining the runs: a few open levels.
+constexpr size_t kRunsPerThread = 4;
+
 // Threads for work on `n` leaves or stacks (or, from `least` = kFramesForThreads, frames).
 unsigned threads_for(size_t n, unsigned threads, size_t least = kLeavesForThreads) {
   return n >= least ? thread_count(threads) : 1;
@@ -584,7 +590,8 @@ void FlamePaths::for_each_path(
   if (!path.empty() && weight > 0) path_weight(path, weight);
 }
 
-FlameTree build_flame_tree(const FlamePaths& paths, const Classification& cls) {
+FlameTree build_flame_tree(const FlamePaths& paths, const Classification& cls,
+                           const std::function<void()>& beside) {
   const FlamePaths::Sorted& p = paths.sorted();
   FlameTree tree;
   tree.root = p.root;
@@ -593,9 +600,10 @@ FlameTree build_flame_tree(const FlamePaths& paths, const Classification& cls) {
   tree.nodes.resize(p.count);
   if (p.mixed) tree.timed_weights.resize(p.count);
 
-  // A run of leaves per thread, each starting where the nodes its leaves open go.
+  // Runs of leaves, each starting where the nodes its leaves open go.
   const size_t n = p.leaves.size();
-  const size_t runs = std::max<size_t>(1, std::min<size_t>(p.threads, n));
+  const size_t runs =
+      std::max<size_t>(1, std::min<size_t>(p.threads > 1 ? kRunsPerThread * p.threads : 1, n));
   std::vector<uint32_t> first_nodes(runs, 0);
   std::vector<Builder> builders;
   builders.emplace_back(tree, p.mixed, 0);
@@ -607,7 +615,12 @@ FlameTree build_flame_tree(const FlamePaths& paths, const Classification& cls) {
     builders.emplace_back(tree, p.mixed, first_nodes[r]);
     builders[r].inherit(size_t{p.opened[k].common} + 1);
   }
-  run_parts(runs, [&](size_t r) {
+  // Task 0 is the work beside the tree, where there is some; the others are the runs.
+  const size_t first_run = beside ? 1 : 0;
+  const unsigned threads = beside ? std::max(p.threads, 2u) : p.threads;
+  run_tasks(first_run + runs, threads, [&](size_t task) {
+    if (task < first_run) return beside();
+    const size_t r = task - first_run;
     const PartRange range = part_range(n, runs, r);
     for (size_t k = range.begin; k < range.end; ++k) {
       const Leaf& l = p.leaves[k];

@@ -3,6 +3,7 @@
 // same words, on a capture large enough to be split, made of the real stacks of the
 // committed storm fixtures (analyzer/classify/classifier.cpp, analyzer/analyses/).
 #include <fmt/format.h>
+#include <atomic>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -90,6 +91,29 @@ TEST(AnalyzeThreads, ClassificationIsTheSameOnAnyNumberOfThreads) {
   for (unsigned threads : {2u, 3u, 4u}) {
     SCOPED_TRACE(fmt::format("{} threads", threads));
     expect_same(one, classify(c.stacks, builtin_rules(), threads));
+  }
+}
+
+TEST(AnalyzeThreads, FlameTreeIsTheSameWithWorkBesideIt) {
+  const Capture& c = large_capture();
+  const Classification cls = classify(c.stacks, builtin_rules());
+  FlameTreeOptions options;
+  options.min_share = 0.001;
+  const FlameTree alone = build_flame_tree(FlamePaths(c, cls, options), cls);
+  for (unsigned threads : {1u, 2u, 3u}) {
+    SCOPED_TRACE(fmt::format("{} threads", threads));
+    options.threads = threads;
+    const FlamePaths paths(c, cls, options);
+    std::atomic<int> beside_runs{0};
+    const FlameTree tree = build_flame_tree(paths, cls, [&] { ++beside_runs; });
+    EXPECT_EQ(beside_runs, 1);
+    ASSERT_EQ(alone.nodes.size(), tree.nodes.size());
+    for (size_t i = 0; i < alone.nodes.size(); ++i) {
+      const FlameNode &x = alone.nodes[i], &y = tree.nodes[i];
+      ASSERT_EQ(std::tie(x.end, x.key, x.group, x.depth, x.kind, x.weight),
+                std::tie(y.end, y.key, y.group, y.depth, y.kind, y.weight))
+          << "node " << i;
+    }
   }
 }
 

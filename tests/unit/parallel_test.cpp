@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <random>
@@ -113,6 +116,50 @@ TEST(Parallel, RunPartsRethrowsAfterEveryPartEnded) {
                          }),
                std::runtime_error);
   EXPECT_EQ(done, std::vector<int>({1, 1, 1}));
+}
+
+TEST(Parallel, RunTasksRunsEveryTaskOnceOnTheThreadsItIsGiven) {
+  std::vector<std::atomic<int>> runs(100);
+  std::mutex mutex;
+  std::set<std::thread::id> threads;
+  run_tasks(runs.size(), 3, [&](size_t i) {
+    ++runs[i];
+    std::lock_guard lock(mutex);
+    threads.insert(std::this_thread::get_id());
+  });
+  for (size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(runs[i], 1) << "task " << i;
+  EXPECT_LE(threads.size(), 3u);
+}
+
+TEST(Parallel, RunTasksLeavesTheRestToTheThreadThatIsFree) {
+  // Task 0 holds its thread until every other task has run: only a thread that takes
+  // the next task when free runs them all meanwhile (halves given out beforehand would
+  // leave some behind task 0 for ever; the wait below gives up instead of hanging).
+  constexpr size_t kTasks = 20;
+  std::atomic<size_t> others{0};
+  std::promise<void> all_others;
+  bool others_ran_first = false;
+  run_tasks(kTasks, 2, [&](size_t i) {
+    if (i == 0) {
+      others_ran_first =
+          all_others.get_future().wait_for(std::chrono::seconds(60)) == std::future_status::ready;
+    } else if (++others == kTasks - 1) {
+      all_others.set_value();
+    }
+  });
+  EXPECT_TRUE(others_ran_first);
+  EXPECT_EQ(others, kTasks - 1);
+}
+
+TEST(Parallel, RunTasksRethrowsAndTakesNoTaskAfter) {
+  std::vector<int> done(5, 0);
+  EXPECT_THROW(run_tasks(done.size(), 1,
+                         [&](size_t i) {
+                           done[i] = 1;
+                           if (i == 1) throw std::runtime_error("task 1");
+                         }),
+               std::runtime_error);
+  EXPECT_EQ(done, std::vector<int>({1, 1, 0, 0, 0}));
 }
 
 }  // namespace

@@ -18,6 +18,13 @@ unsigned thread_count(unsigned asked);
 // thread of its own. The first exception a part throws is rethrown once all have ended.
 void run_parts(size_t parts, const std::function<void(size_t)>& part);
 
+// Runs task(i) for every i in [0, tasks) on `threads` threads (the calling one among
+// them), each taking the next task none has taken as it becomes free: where tasks take
+// unequal times, or the host slows one CPU, the other thread takes more of them. The
+// first exception a task throws is rethrown once all have ended; tasks not yet taken
+// then are not run.
+void run_tasks(size_t tasks, unsigned threads, const std::function<void(size_t)>& task);
+
 // How many parts to cut n items into where a part is worth its thread from `per_part`
 // items on: one part for fewer, else one per `per_part` items, at most `threads` (0: one
 // per CPU).

@@ -126,6 +126,12 @@ class FlamePaths {
  private:
   std::unique_ptr<Sorted> sorted_;
 };
-FlameTree build_flame_tree(const FlamePaths& paths, const Classification& cls);
+// `beside`, where given, is other work (the summary, in analyze()) run as the first of
+// the tasks the tree is built in: the thread that takes it takes runs of paths once it is
+// done, so that the tree and the work beside it share the threads without a third
+// thread competing with them for the CPUs. With work beside it, the tree is built on two
+// threads at least.
+FlameTree build_flame_tree(const FlamePaths& paths, const Classification& cls,
+                           const std::function<void()>& beside = {});
 
 }  // namespace hangscope
