@@ -31,6 +31,10 @@ constexpr FrameId kNoFrame = std::numeric_limits<FrameId>::max();  // no caller:
 // Fewer distinct stacks than this for each thread are classified on one: a thread
 // costs about as much as classifying some thousand stacks.
 constexpr size_t kStacksPerThread = 1 << 15;
+// Ranges of stacks per thread where there are several: taken by the threads as they
+// become free (run_tasks), so that a thread the host slows leaves more to the others. A
+// range costs its groups' keys once more in the merge (merge_parts).
+constexpr size_t kRangesPerThread = 3;
 // Fewer groups than this for each thread are named on one.
 constexpr size_t kGroupsPerThread = 1 << 10;
 
@@ -368,7 +372,7 @@ void merge_parts(std::vector<PartGroups>& parts, const StackTable& stacks,
     serves_before[i + 1] = serves_before[i] + parts[i].serves_rules.size();
   out.serves_rules.resize(serves_before.back());
   out.serves_begin.resize(n + 1);
-  run_parts(parts.size(), [&](size_t i) {
+  run_tasks(parts.size(), threads, [&](size_t i) {
     const PartRange range = part_range(n, parts.size(), i);
     const std::vector<uint32_t>& to = renumbered[i];
     for (size_t s = range.begin; s < range.end; ++s) {
@@ -391,13 +395,14 @@ Classification classify(const StackTable& stacks, const RuleSet& rules, unsigned
   threads = thread_count(threads);
   const FrameIndex index(compiled, stacks, threads);
   const size_t n = stacks.stack_count();
-  const size_t parts = parts_for(n, kStacksPerThread, threads);
+  const auto workers = static_cast<unsigned>(parts_for(n, kStacksPerThread, threads));
+  const size_t parts = workers > 1 ? kRangesPerThread * workers : 1;
   Classification out;
   out.group_of_stack.resize(n);
   out.wait_of_stack.resize(n);
   out.spins_of_stack.resize(n);
   std::vector<PartGroups> part_groups(parts);
-  run_parts(parts, [&](size_t i) {
+  run_tasks(parts, workers, [&](size_t i) {
     const PartRange range = part_range(n, parts, i);
     Classifier(stacks, compiled, index)
         .run(static_cast<StackId>(range.begin), static_cast<StackId>(range.end), out,
