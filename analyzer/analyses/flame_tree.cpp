@@ -63,10 +63,11 @@ constexpr size_t kLeavesForThreads = 1 << 16;
 // Fewer frames than this are ranked on one thread: comparing two is comparing their names.
 constexpr size_t kFramesForThreads = 1 << 12;
 
-// The runs of paths the tree is merged in, per thread: more runs than threads, taken as
-// threads become free (run_tasks), so that a thread slowed by the host, or busy with the
-// work beside the tree, leaves more of them to the others. A run costs a Builder and
-// its part in joining the runs: a few open levels.
+// Runs of leaves a thread, for work on leaves that is cut in runs (comparing each with
+// the one before, merging the tree): more runs than threads, taken as threads become
+// free (run_tasks), so that a thread slowed by the host, or busy with the work beside
+// the tree, leaves more of them to the others. A run of the tree's merge costs a Builder
+// and its part in joining the runs: a few open levels.
 constexpr size_t kRunsPerThread = 4;
 
 // Threads for work on `n` leaves or stacks (or, from `least` = kFramesForThreads, frames).
@@ -151,9 +152,10 @@ std::vector<Opened> opened_levels(size_t n, Shared shared, Levels levels, Weight
                                   double min_weight, unsigned threads) {
   std::vector<Opened> out(n);
   // Comparing each path with the one before walks both: on every thread.
-  const size_t parts = threads_for(n, threads);
-  run_parts(parts, [&](size_t part) {
-    const PartRange range = part_range(n, parts, part);
+  const unsigned workers = threads_for(n, threads);
+  const size_t runs = workers > 1 ? kRunsPerThread * workers : 1;
+  run_tasks(runs, workers, [&](size_t run) {
+    const PartRange range = part_range(n, runs, run);
     for (size_t k = range.begin; k < range.end; ++k) {
       out[k].common = static_cast<uint16_t>(k ? shared(k) : 0);
       out[k].levels = static_cast<uint16_t>(levels(k));
