@@ -77,10 +77,7 @@ std::vector<std::pair<It, It>> cut_on_threads(It begin, It end, Less& less, unsi
   };
   const It mid = begin + (last - begin) / 2;
   Cuts a, b;
-  {
-    std::jthread other([&] { b = three_ways(mid, last); });
-    a = three_ways(begin, mid);
-  }  // joins
+  run_parts(2, [&](size_t i) { (i == 0 ? a : b) = i == 0 ? three_ways(begin, mid) : three_ways(mid, last); });
   // [begin, a.equal) < [a.equal, a.greater) = [a.greater, mid) > [mid, b.equal) <
   // [b.equal, b.greater) = [b.greater, last) >: the second half's less before the first's
   // equal, then its equal before the first's greater.
@@ -88,12 +85,11 @@ std::vector<std::pair<It, It>> cut_on_threads(It begin, It end, Less& less, unsi
   const It upper = std::rotate(lower + (a.greater - a.equal), b.equal, b.greater);
   std::iter_swap(upper, last);  // [begin, lower) < pivot = [lower, upper] < (upper, end)
   std::vector<std::pair<It, It>> left, right{{upper + 1, end}};
-  {
-    std::jthread other;
-    if (threads - left_threads > 1)
-      other = std::jthread([&] { right = cut_on_threads(upper + 1, end, less, threads - left_threads); });
-    left = cut_on_threads(begin, lower, less, left_threads);
-  }  // joins
+  const bool cut_right = threads - left_threads > 1;
+  run_parts(cut_right ? 2 : 1, [&](size_t i) {
+    if (i == 0) left = cut_on_threads(begin, lower, less, left_threads);
+    else right = cut_on_threads(upper + 1, end, less, threads - left_threads);
+  });
   left.insert(left.end(), right.begin(), right.end());
   return left;
 }
@@ -109,11 +105,11 @@ class Ranges {
       : ranges_(std::move(ranges)), grain_(grain), open_(ranges_.size()) {}
   size_t grain() const { return grain_; }
 
-  // A range to sort, or false once all are sorted.
+  // A range to sort, or false once all are sorted (or the sort is abandoned).
   bool take(std::pair<It, It>& range) {
     std::unique_lock lock(mutex_);
-    more_.wait(lock, [&] { return !ranges_.empty() || open_ == 0; });
-    if (ranges_.empty()) return false;
+    more_.wait(lock, [&] { return !ranges_.empty() || open_ == 0 || abandoned_; });
+    if (ranges_.empty() || abandoned_) return false;
     range = ranges_.back();
     ranges_.pop_back();
     return true;
@@ -121,6 +117,7 @@ class Ranges {
   void give(It begin, It end) {
     {
       std::lock_guard lock(mutex_);
+      if (abandoned_) return;
       ranges_.emplace_back(begin, end);
       ++open_;
     }
@@ -131,9 +128,17 @@ class Ranges {
     bool all;
     {
       std::lock_guard lock(mutex_);
-      all = --open_ == 0;
+      all = !abandoned_ && --open_ == 0;
     }
     if (all) more_.notify_all();
+  }
+  // A thread failed: the others take nothing more and end.
+  void abandon() {
+    {
+      std::lock_guard lock(mutex_);
+      abandoned_ = true;
+    }
+    more_.notify_all();
   }
 
  private:
@@ -142,6 +147,7 @@ class Ranges {
   std::vector<std::pair<It, It>> ranges_;
   size_t grain_;
   size_t open_;  // ranges given and not yet sorted
+  bool abandoned_ = false;
 };
 
 // Sorts one range taken from `ranges`, giving back the upper side of each cut while it
@@ -193,8 +199,13 @@ void sort_on_threads(It begin, It end, Less less, unsigned threads) {
   parallel_sort::Ranges<It> ranges(parallel_sort::cut_on_threads(begin, end, less, threads),
                                    n / (32 * size_t{threads}));
   run_parts(threads, [&](size_t) {
-    for (std::pair<It, It> r; ranges.take(r); ranges.sorted())
-      parallel_sort::sort_range(ranges, r.first, r.second, less);
+    try {
+      for (std::pair<It, It> r; ranges.take(r); ranges.sorted())
+        parallel_sort::sort_range(ranges, r.first, r.second, less);
+    } catch (...) {
+      ranges.abandon();  // a comparison threw: run_parts rethrows it
+      throw;
+    }
   });
 }
 
