@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <functional>
 #include <mutex>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -77,7 +76,12 @@ std::vector<std::pair<It, It>> cut_on_threads(It begin, It end, Less& less, unsi
   };
   const It mid = begin + (last - begin) / 2;
   Cuts a, b;
-  run_parts(2, [&](size_t i) { (i == 0 ? a : b) = i == 0 ? three_ways(begin, mid) : three_ways(mid, last); });
+  run_parts(2, [&](size_t i) {
+    if (i == 0)
+      a = three_ways(begin, mid);
+    else
+      b = three_ways(mid, last);
+  });
   // [begin, a.equal) < [a.equal, a.greater) = [a.greater, mid) > [mid, b.equal) <
   // [b.equal, b.greater) = [b.greater, last) >: the second half's less before the first's
   // equal, then its equal before the first's greater.
@@ -87,8 +91,10 @@ std::vector<std::pair<It, It>> cut_on_threads(It begin, It end, Less& less, unsi
   std::vector<std::pair<It, It>> left, right{{upper + 1, end}};
   const bool cut_right = threads - left_threads > 1;
   run_parts(cut_right ? 2 : 1, [&](size_t i) {
-    if (i == 0) left = cut_on_threads(begin, lower, less, left_threads);
-    else right = cut_on_threads(upper + 1, end, less, threads - left_threads);
+    if (i == 0)
+      left = cut_on_threads(begin, lower, less, left_threads);
+    else
+      right = cut_on_threads(upper + 1, end, less, threads - left_threads);
   });
   left.insert(left.end(), right.begin(), right.end());
   return left;
