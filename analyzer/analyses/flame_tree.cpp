@@ -3,7 +3,7 @@
 // tree comes out in depth-first order with siblings already alphabetical, and merging
 // is a walk that compares each path with the previous one: no per-node hash map, and
 // memory proportional to the merged tree rather than to the samples. The walk is cut
-// into runs of paths, one a thread, joined in order (Builder, join_runs).
+// into runs of paths, several a thread, joined in order (Builder, join_runs).
 #include "hangscope/flame_tree.hpp"
 
 #include <absl/container/flat_hash_map.h>
