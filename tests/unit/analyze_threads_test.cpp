@@ -75,6 +75,17 @@ void expect_same(const Classification& a, const Classification& b) {
   EXPECT_EQ(a.spins_of_stack, b.spins_of_stack);
 }
 
+void expect_same(const FlameTree& a, const FlameTree& b) {
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  EXPECT_EQ(a.max_depth, b.max_depth);
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const FlameNode &x = a.nodes[i], &y = b.nodes[i];
+    ASSERT_EQ(std::tie(x.end, x.key, x.group, x.depth, x.kind, x.weight),
+              std::tie(y.end, y.key, y.group, y.depth, y.kind, y.weight))
+        << "node " << i;
+  }
+}
+
 TEST(AnalyzeThreads, ClassificationIsTheSameOnAnyNumberOfThreads) {
   const Capture& c = large_capture();
   const size_t n = c.stacks.stack_count();
@@ -107,13 +118,7 @@ TEST(AnalyzeThreads, FlameTreeIsTheSameWithWorkBesideIt) {
     std::atomic<int> beside_runs{0};
     const FlameTree tree = build_flame_tree(paths, cls, [&] { ++beside_runs; });
     EXPECT_EQ(beside_runs, 1);
-    ASSERT_EQ(alone.nodes.size(), tree.nodes.size());
-    for (size_t i = 0; i < alone.nodes.size(); ++i) {
-      const FlameNode &x = alone.nodes[i], &y = tree.nodes[i];
-      ASSERT_EQ(std::tie(x.end, x.key, x.group, x.depth, x.kind, x.weight),
-                std::tie(y.end, y.key, y.group, y.depth, y.kind, y.weight))
-          << "node " << i;
-    }
+    expect_same(alone, tree);
   }
 }
 
@@ -133,15 +138,7 @@ TEST(AnalyzeThreads, FlameTreeIsTheSameOnAnyNumberOfThreads) {
       for (unsigned threads : {2u, 3u}) {
         SCOPED_TRACE(fmt::format("{} threads, min share {}", threads, min_share));
         options.threads = threads;
-        const FlameTree many = build_flame_tree(c, cls, options);
-        ASSERT_EQ(one.nodes.size(), many.nodes.size());
-        EXPECT_EQ(one.max_depth, many.max_depth);
-        for (size_t i = 0; i < one.nodes.size(); ++i) {
-          const FlameNode &x = one.nodes[i], &y = many.nodes[i];
-          ASSERT_EQ(std::tie(x.end, x.key, x.group, x.depth, x.kind, x.weight),
-                    std::tie(y.end, y.key, y.group, y.depth, y.kind, y.weight))
-              << "node " << i;
-        }
+        expect_same(one, build_flame_tree(c, cls, options));
       }
     }
   }
