@@ -153,7 +153,7 @@ std::vector<Opened> opened_levels(size_t n, Shared shared, Levels levels, Weight
   std::vector<Opened> out(n);
   // Comparing each path with the one before walks both: on every thread.
   const unsigned workers = threads_for(n, threads);
-  const size_t runs = workers > 1 ? kRunsPerThread * workers : 1;
+  const size_t runs = tasks_for(workers, kRunsPerThread);
   run_tasks(runs, workers, [&](size_t run) {
     const PartRange range = part_range(n, runs, run);
     for (size_t k = range.begin; k < range.end; ++k) {
@@ -604,8 +604,7 @@ FlameTree build_flame_tree(const FlamePaths& paths, const Classification& cls,
 
   // Runs of leaves, each starting where the nodes its leaves open go.
   const size_t n = p.leaves.size();
-  const size_t runs =
-      std::max<size_t>(1, std::min<size_t>(p.threads > 1 ? kRunsPerThread * p.threads : 1, n));
+  const size_t runs = std::max<size_t>(1, std::min(tasks_for(p.threads, kRunsPerThread), n));
   std::vector<uint32_t> first_nodes(runs, 0);
   std::vector<Builder> builders;
   builders.emplace_back(tree, p.mixed, 0);

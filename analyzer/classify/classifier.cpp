@@ -396,7 +396,7 @@ Classification classify(const StackTable& stacks, const RuleSet& rules, unsigned
   const FrameIndex index(compiled, stacks, threads);
   const size_t n = stacks.stack_count();
   const auto workers = static_cast<unsigned>(parts_for(n, kStacksPerThread, threads));
-  const size_t parts = workers > 1 ? kRangesPerThread * workers : 1;
+  const size_t parts = tasks_for(workers, kRangesPerThread);
   Classification out;
   out.group_of_stack.resize(n);
   out.wait_of_stack.resize(n);

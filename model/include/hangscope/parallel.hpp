@@ -34,6 +34,12 @@ inline size_t parts_for(size_t n, size_t per_part, unsigned threads) {
   return std::clamp<size_t>(n / per_part, 1, thread_count(threads));
 }
 
+// How many tasks to cut work into for `threads` threads that take them as they become
+// free (run_tasks): `per_thread` a thread where there are several, one for one thread.
+inline size_t tasks_for(unsigned threads, size_t per_thread) {
+  return threads > 1 ? per_thread * threads : 1;
+}
+
 // The i-th of `parts` parts of about the same size of [0, n): [begin, end).
 struct PartRange {
   size_t begin, end;
