@@ -51,6 +51,33 @@ TEST(RulesCli, BadRuleFilesAreOneLineWithFileAndLineAndExitOne) {
   EXPECT_EQ(missing.err, "hangscope: /nonexistent/r.toml: No such file or directory\n");
 }
 
+// The rule files are parsed before the inputs are read, the built-in rules beside the
+// read: a bad file is the error, also where the input is bad as well; a holder group no
+// rule defines (known only with the built-in rules) is the error once the input is read.
+TEST(RulesCli, BadRuleFileIsTheErrorBesideABadInput) {
+  TempDir tmp;
+  const std::string bad = tmp.file("bad.toml");
+  std::ofstream(bad) << "[[group]\n";
+  for (const char* threads : {"1", "0"}) {
+    RunResult r = run({kBin, "report", "--threads", threads, "--rules", bad, "/nonexistent/in"});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_EQ(count_lines(r.err), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind("hangscope: " + bad + ":1:", 0), 0u) << r.err;
+  }
+  const std::string dangling = tmp.file("dangling.toml");
+  std::ofstream(dangling) << "[[group]]\nname = \"mydrv:reset\"\nsubsystem = \"mydrv\"\n"
+                             "[[group.match]]\nframes = [\"mydrv_reset\"]\n[group.holder]\n"
+                             "groups = [\"nope\"]\n";
+  for (const char* threads : {"1", "0"}) {
+    RunResult r = run({kBin, "report", "--threads", threads, "--rules", dangling, kSeed});
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_EQ(r.err, "hangscope: " + dangling +
+                         ":7:10: group 'mydrv:reset' names holder group 'nope', which no rule "
+                         "defines\n");
+    EXPECT_EQ(r.out, "");
+  }
+}
+
 TEST(RulesCli, RuleFileOverridesAndAdds) {
   TempDir tmp;
   std::string path = tmp.file("mine.toml");
