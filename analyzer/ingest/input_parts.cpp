@@ -224,6 +224,13 @@ MergedIds merge_tables(StackTable&& part, StackTable& into, unsigned threads) {
   return ids;
 }
 
+MergedIds compose(const MergedIds& outer, MergedIds inner) {
+  for (StrId& id : inner.strings) id = outer.strings[id];
+  for (FrameId& id : inner.frames) id = outer.frames[id];
+  for (StackId& id : inner.stacks) id = outer.stacks[id];
+  return inner;
+}
+
 void add_skipped(SourceInfo& into, const CaptureBuilder& part, const std::string& name,
                  uint64_t lines_before) {
   const CaptureBuilder::FirstSkipped& first = part.first_skipped();

@@ -27,9 +27,10 @@ std::vector<std::string_view> split_at_records(std::string_view text, size_t par
                                                const Reader& reader);
 
 // The least bytes a part is worth a thread for: smaller inputs are read as a stream, and
-// a thread takes no less of another's part (for_each_part). A part costs a merge: 1 ms,
-// or 5 ms where the 100,000 stacks of the part before it must be indexed first, about
-// what reading 4 MiB of folded stacks takes.
+// a thread takes no less of another's part (for_each_part). A part costs a thread's
+// start and a merge into the part before it: its strings and frames interned there (a
+// millisecond for the kernel's 20,000 frames), its stacks looked up (about 5 ms for
+// 100,000, on two threads).
 inline constexpr size_t kMinPartBytes = 4 << 20;
 
 // One part as for_each_part read it: the number `read` was called with, and its lines.
@@ -62,10 +63,13 @@ struct MergedIds {
   std::vector<StackId> stacks;
 };
 // Interns every string, frame and stack of `part` into `into`, each table in the order
-// of the part's ids: after parts merged in input order, an id is the one reading the
-// parts one after the other into `into` would have given. The stacks are taken, not
+// of the part's ids: an id is the one reading what `into` holds and then the part into
+// one table would have given. The stacks are taken, not
 // copied (StackTable::absorb), on up to `threads` threads; `part` is left empty.
 MergedIds merge_tables(StackTable&& part, StackTable& into, unsigned threads);
+// The ids of a table merged into one (`inner`) that was then merged into a third
+// (`outer`): where each of its ids is in the third.
+MergedIds compose(const MergedIds& outer, MergedIds inner);
 
 // The lines a later part of an input skipped, added to the input's own account, the
 // part's lines numbered after the `lines_before` of the parts before it.
@@ -74,9 +78,10 @@ void add_skipped(SourceInfo& into, const CaptureBuilder& part, const std::string
 
 // The common course of Reader::read_parts: read(in, builder, state) reads each part
 // (for_each_part), part 0 into `out` and `first` on the calling thread, each other into a
-// capture and a State of its own; then, in input order, every other part's tables are
-// merged into `out`'s, merge(part, ids, state) adds what its State holds to `first`, and
-// the lines it skipped are added to `out`'s source.
+// capture and a State of its own; then every other part's tables are merged, through
+// the parts before it, into `out`'s, and in input order merge(part, ids, state) adds what
+// its State holds to `first` (`ids`: the part's ids as `out`'s) and the lines it skipped
+// are added to `out`'s source.
 template <typename State, typename Read, typename Merge>
 void read_and_merge(const InputParts& input, const Reader& reader, CaptureBuilder& out,
                     State& first, Read read, Merge merge, size_t min_bytes = kMinPartBytes) {
@@ -100,16 +105,22 @@ void read_and_merge(const InputParts& input, const Reader& reader, CaptureBuilde
         read(in, rest[i - 1]->builder, rest[i - 1]->state);
       },
       min_bytes);
-  uint64_t lines_before = 0;
-  for (const PartRead& r : parts) {
-    if (r.part > 0) {
-      Part& p = *rest[r.part - 1];
-      const MergedIds ids = merge_tables(std::move(p.capture.stacks), out.stacks(),
-                                         static_cast<unsigned>(input.parts.size()));
-      merge(p.capture, ids, p.state);
-      add_skipped(out.info(), p.builder, input.name, lines_before);
-    }
-    lines_before += r.lines;
+  // The tables from the last part backwards, each into the one before it: a table is
+  // merged into one that was indexed as it was read, none into one that has absorbed
+  // stacks still to be indexed. Then each part's ids as `out`'s, in input order.
+  auto part_of = [&](size_t k) -> Part& { return *rest[parts[k].part - 1]; };
+  std::vector<MergedIds> ids(parts.size());  // by place in input order
+  for (size_t k = parts.size(); k-- > 1;)
+    ids[k] = merge_tables(std::move(part_of(k).capture.stacks),
+                          k == 1 ? out.stacks() : part_of(k - 1).capture.stacks,
+                          static_cast<unsigned>(input.parts.size()));
+  for (size_t k = 2; k < parts.size(); ++k) ids[k] = compose(ids[k - 1], ids[k]);
+  uint64_t lines_before = parts.front().lines;
+  for (size_t k = 1; k < parts.size(); ++k) {
+    Part& p = part_of(k);
+    merge(p.capture, ids[k], p.state);
+    add_skipped(out.info(), p.builder, input.name, lines_before);
+    lines_before += parts[k].lines;
   }
 }
 
