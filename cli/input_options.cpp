@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <future>
 #include <system_error>
 
 #include "hangscope/ingest.hpp"
@@ -96,40 +95,12 @@ void add_input_options(CLI::App& cmd, InputOptions& opts) {
   add_rules_options(cmd, opts.rules);
 }
 
-namespace {
-
-// The rule files of the directory, in name order, then the --rules files, each parsed.
-std::vector<RuleSet> parse_rule_files(const RulesOptions& opts) {
-  std::vector<RuleSet> files;
-  for (const std::string& path : rule_files_in(rules_dir(opts)))
-    files.push_back(load_rules_file(path));
-  for (const std::string& path : opts.files) files.push_back(load_rules_file(path));
-  return files;
-}
-
-RuleSet with_files(const RuleSet& builtin, const std::vector<RuleSet>& files) {
-  RuleSet rules = builtin;
-  for (const RuleSet& file : files) merge_rules(rules, file);
-  return rules;
-}
-
-}  // namespace
-
 RuleSet load_rules(const RulesOptions& opts) {
-  return with_files(builtin_rules(), parse_rule_files(opts));
-}
-
-RuleSet load_rules_while(const InputOptions& opts, const std::function<void()>& read) {
-  const std::vector<RuleSet> files = parse_rule_files(opts.rules);
-  if (opts.threads == 1) {
-    RuleSet rules = with_files(builtin_rules(), files);
-    read();
-    return rules;
-  }
-  std::future<const RuleSet*> builtin =
-      std::async(std::launch::async, [] { return &builtin_rules(); });
-  read();
-  return with_files(*builtin.get(), files);
+  RuleSet rules = builtin_rules();
+  for (const std::string& path : rule_files_in(rules_dir(opts)))
+    merge_rules(rules, load_rules_file(path));
+  for (const std::string& path : opts.files) merge_rules(rules, load_rules_file(path));
+  return rules;
 }
 
 void read_inputs(const std::vector<std::string>& paths, const InputOptions& opts,

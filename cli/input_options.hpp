@@ -4,7 +4,6 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,11 +38,5 @@ RuleSet load_rules(const RulesOptions& opts);
 
 // Reads the inputs into `capture`, as the input options say. Throws InputError.
 void read_inputs(const std::vector<std::string>& paths, const InputOptions& opts, Capture& capture);
-
-// load_rules(opts.rules) with read() run in between: the rule files are parsed first, so
-// that a bad one fails before the inputs are read; the built-in rules (a few milliseconds
-// of parsing) on a thread of their own while read() runs, unless the options ask for one
-// thread. A group a file names as a holder that no rule defines fails after read().
-RuleSet load_rules_while(const InputOptions& opts, const std::function<void()>& read);
 
 }  // namespace hangscope::cli

@@ -51,9 +51,9 @@ TEST(RulesCli, BadRuleFilesAreOneLineWithFileAndLineAndExitOne) {
   EXPECT_EQ(missing.err, "hangscope: /nonexistent/r.toml: No such file or directory\n");
 }
 
-// The rule files are parsed before the inputs are read, the built-in rules beside the
-// read: a bad file is the error, also where the input is bad as well; a holder group no
-// rule defines (known only with the built-in rules) is the error once the input is read.
+// The rules are loaded before the inputs are read: a bad rule file is the error, also
+// where the input is bad as well, and so is a holder group no rule defines (known only
+// with the built-in rules), on one thread and on every CPU.
 TEST(RulesCli, BadRuleFileIsTheErrorBesideABadInput) {
   TempDir tmp;
   const std::string bad = tmp.file("bad.toml");
@@ -69,7 +69,8 @@ TEST(RulesCli, BadRuleFileIsTheErrorBesideABadInput) {
                              "[[group.match]]\nframes = [\"mydrv_reset\"]\n[group.holder]\n"
                              "groups = [\"nope\"]\n";
   for (const char* threads : {"1", "0"}) {
-    RunResult r = run({kBin, "report", "--threads", threads, "--rules", dangling, kSeed});
+    RunResult r =
+        run({kBin, "report", "--threads", threads, "--rules", dangling, "/nonexistent/in"});
     EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_EQ(r.err, "hangscope: " + dangling +
                          ":7:10: group 'mydrv:reset' names holder group 'nope', which no rule "
