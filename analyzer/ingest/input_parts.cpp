@@ -16,7 +16,6 @@
 #include <mutex>
 #include <numeric>
 #include <optional>
-#include <thread>
 
 namespace hangscope::ingest {
 
@@ -198,11 +197,7 @@ std::vector<PartRead> for_each_part(const InputParts& input, const Reader& reade
     read_one(i);
     while (std::optional<size_t> taken = pieces.take(reader, min_bytes)) read_one(*taken);
   };
-  const size_t n = pieces.size();
-  std::vector<std::jthread> threads;
-  for (size_t i = 1; i < n; ++i) threads.emplace_back(run, i);
-  if (n > 0) run(0);
-  threads.clear();  // joins
+  run_parts(pieces.size(), run);  // read_one keeps each part's exception
   return pieces.in_order();
 }
 

@@ -2,6 +2,8 @@
 #include "hangscope/parallel.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -125,6 +127,52 @@ TEST(Parallel, RunPartsRunsEveryPartOnAThreadOfItsOwn) {
   EXPECT_EQ(ran[0], std::this_thread::get_id());
   for (size_t i = 1; i < ran.size(); ++i)
     for (size_t j = 0; j < i; ++j) EXPECT_NE(ran[i], ran[j]) << i << " " << j;
+}
+
+TEST(Parallel, RunPartsKeepsItsThreadsForTheNextCall) {
+  auto threads_of = [] {
+    std::vector<std::thread::id> ran(3);
+    run_parts(ran.size(), [&](size_t i) { ran[i] = std::this_thread::get_id(); });
+    return std::set<std::thread::id>(ran.begin() + 1, ran.end());
+  };
+  const std::set<std::thread::id> first = threads_of();
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(threads_of(), first);
+}
+
+// Parts that run parts of their own, all at once: each waits until every part of both
+// levels has begun (and gives up after 60 s instead of hanging), which only threads of
+// their own for the inner parts allow.
+TEST(Parallel, RunPartsInAPartTakesThreadsOfItsOwn) {
+  constexpr size_t kOuter = 3, kInner = 3;
+  std::atomic<size_t> begun{0};
+  std::promise<void> all;
+  std::shared_future<void> all_begun = all.get_future().share();
+  std::atomic<size_t> saw_all{0};
+  auto wait_for_all = [&] {
+    if (++begun == kOuter * kInner) all.set_value();
+    if (all_begun.wait_for(std::chrono::seconds(60)) == std::future_status::ready) ++saw_all;
+  };
+  run_parts(kOuter, [&](size_t) { run_parts(kInner, [&](size_t) { wait_for_all(); }); });
+  EXPECT_EQ(saw_all, kOuter * kInner);
+}
+
+// A child forked after threads were kept has none of them: its calls start their own.
+TEST(Parallel, RunPartsInAForkedChild) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "ThreadSanitizer starts no thread in a child forked from threads";
+#endif
+  run_parts(2, [](size_t) {});
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    std::atomic<int> ran{0};
+    run_parts(3, [&](size_t) { ++ran; });
+    ::_exit(ran == 3 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
 }
 
 TEST(Parallel, RunPartsRethrowsAfterEveryPartEnded) {

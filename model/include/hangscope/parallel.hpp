@@ -17,7 +17,9 @@ namespace hangscope {
 unsigned thread_count(unsigned asked);
 
 // Runs part(i) for every i in [0, parts): part 0 on the calling thread, each other on a
-// thread of its own. The first exception a part throws is rethrown once all have ended.
+// thread of its own, kept for the process's next calls (a part may call run_parts: its
+// parts take threads of their own). The first exception a part throws is rethrown once
+// all have ended.
 void run_parts(size_t parts, const std::function<void(size_t)>& part);
 
 // Runs task(i) for every i in [0, tasks) on `threads` threads (the calling one among
