@@ -6,10 +6,11 @@
 
 #include <atomic>
 #include <exception>
-#include <latch>
-#include <semaphore>
+#include <condition_variable>
+#include <mutex>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace hangscope {
@@ -20,9 +21,9 @@ namespace {
 // started for each call was queued on its creator's CPU, the other one idle, until the
 // load balancer moved it: two parts of 2 ms took 3.7 ms a call (median of 200 calls in a
 // row; the second part began after 1.7 ms) against 2.0 ms on parked threads, which
-// begin within microseconds. A report's some fifteen calls on two threads: the random
-// shape's, 211 -> 191 ms in the stages' sum. A worker is started on the CPUs other than
-// its creator's (then allowed all again), so that its first part is not queued either.
+// begin within microseconds (docs/flamegraph.md has a report's figures). A worker is
+// started on the CPUs other than its creator's (then allowed all again), so that its
+// first part is not queued either.
 class Workers {
  public:
   // The workers of this process (a child forked from it starts its own: a fork copies no
@@ -55,24 +56,51 @@ class Workers {
       for (Worker* w : workers) park(w);
       throw;
     }
-    std::latch ended(static_cast<std::ptrdiff_t>(parts - 1));
+    Ended ended(parts - 1);
     for (size_t i = 1; i < parts; ++i) {
       Worker* w = workers[i - 1];
-      w->part = &part;
-      w->index = i;
-      w->ended = &ended;
-      w->go.release();
+      {
+        std::lock_guard lock(w->mutex);
+        w->part = &part;
+        w->index = i;
+        w->ended = &ended;
+      }
+      w->go.notify_one();
     }
     part(0);
     ended.wait();
   }
 
  private:
+  // Mutexes and condition variables, not std::latch and std::binary_semaphore: GCC 12's
+  // atomic waits under those can miss a wake-up (its semaphore's release carries a FIXME
+  // saying so), which here would leave a call waiting for ever.
+  class Ended {
+   public:
+    explicit Ended(size_t parts) : left_(parts) {}
+    void count_down() {
+      std::lock_guard lock(mutex_);
+      // Notified under the lock: the waiter, free to destroy this once it sees 0, cannot
+      // see it before the notification is done.
+      if (--left_ == 0) all_.notify_one();
+    }
+    void wait() {
+      std::unique_lock lock(mutex_);
+      all_.wait(lock, [&] { return left_ == 0; });
+    }
+
+   private:
+    std::mutex mutex_;
+    std::condition_variable all_;
+    size_t left_;
+  };
+
   struct Worker {
-    std::binary_semaphore go{0};
-    const std::function<void(size_t)>* part = nullptr;
+    std::mutex mutex;
+    std::condition_variable go;
+    const std::function<void(size_t)>* part = nullptr;  // set: a part to run
     size_t index = 0;
-    std::latch* ended = nullptr;
+    Ended* ended = nullptr;
   };
 
   Workers() : pid_(::getpid()) {}
@@ -146,9 +174,17 @@ class Workers {
 
   [[noreturn]] void serve(Worker* w) {
     for (;;) {
-      w->go.acquire();
-      (*w->part)(w->index);  // run_parts' parts catch their exceptions
-      std::latch* ended = w->ended;
+      const std::function<void(size_t)>* part;
+      size_t index;
+      Ended* ended;
+      {
+        std::unique_lock lock(w->mutex);
+        w->go.wait(lock, [&] { return w->part != nullptr; });
+        part = std::exchange(w->part, nullptr);
+        index = w->index;
+        ended = w->ended;
+      }
+      (*part)(index);  // run_parts' parts catch their exceptions
       park(w);  // parked before the caller returns: its next call finds it
       ended->count_down();
     }
