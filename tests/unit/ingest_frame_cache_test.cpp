@@ -16,7 +16,7 @@ namespace {
 
 // Texts that differ in one byte at every position, for every length up to 40: the
 // hash reads eight bytes at a time with an overlapping last word, and the comparison
-// takes a shortcut for lengths 8 to 16, so each position must count.
+// takes shortcuts for lengths 8 to 16 and 17 to 32, so each position must count.
 std::vector<std::string> near_texts() {
   std::vector<std::string> out;
   for (size_t n = 0; n <= 40; ++n) {
@@ -52,6 +52,21 @@ TEST(FrameCache, EveryDistinctTextIsMadeOnceAndFoundAgain) {
       EXPECT_EQ(id, made.at(t)) << t;
     }
   EXPECT_EQ(made.size(), texts.size());
+}
+
+// The comparison itself, where a hash would not tell the texts apart first: a text is
+// the same as a copy of it, and not as one that differs in a byte, at every length.
+TEST(FrameCache, TextsDifferingInOneByteAreNotTheSame) {
+  for (size_t n = 0; n <= 40; ++n) {
+    const std::string base(n, 'a');
+    const std::string copy = base;
+    EXPECT_TRUE(ingest::text_hash::same(base.data(), copy.data(), n)) << n;
+    for (size_t at = 0; at < n; ++at) {
+      std::string other = base;
+      other[at] = 'b';
+      EXPECT_FALSE(ingest::text_hash::same(base.data(), other.data(), n)) << n << " at " << at;
+    }
+  }
 }
 
 TEST(FoldedReader, FramesAreCutAtEverySemicolonWhateverItsOffset) {
