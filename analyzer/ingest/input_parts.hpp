@@ -64,8 +64,8 @@ struct MergedIds {
 };
 // Interns every string, frame and stack of `part` into `into`, each table in the order
 // of the part's ids: an id is the one reading what `into` holds and then the part into
-// one table would have given. The stacks are taken, not
-// copied (StackTable::absorb), on up to `threads` threads; `part` is left empty.
+// one table would have given. The stacks are taken, not copied (StackTable::absorb), on
+// up to `threads` threads; `part` is left empty.
 MergedIds merge_tables(StackTable&& part, StackTable& into, unsigned threads);
 // The ids of a table merged into one (`inner`) that was then merged into a third
 // (`outer`): where each of its ids is in the third.
