@@ -1,22 +1,22 @@
 #include "hangscope/stack_table.hpp"
 
+#include <absl/hash/hash.h>
+
 #include <algorithm>
 
 #include "hangscope/parallel.hpp"
 
 namespace hangscope {
 
-namespace {
-// A multiply-and-fold hash over the frame ids, finished with a 64-bit mixer: collisions
-// are rare enough that the second index stays empty in practice.
-uint64_t hash_ids(std::span<const FrameId> ids) {
-  uint64_t h = 0x9e3779b97f4a7c15ull ^ ids.size();
-  for (FrameId id : ids) h = (h ^ id) * 0xff51afd7ed558ccdull;
+// A multiply-and-fold hash over the frames' hashes, finished with a 64-bit mixer:
+// collisions are rare enough that the second index stays empty in practice.
+uint64_t StackTable::hash_frames(std::span<const FrameId> leaf_first) const {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ leaf_first.size();
+  for (FrameId id : leaf_first) h = (h ^ frame_hashes_[id]) * 0xff51afd7ed558ccdull;
   h ^= h >> 33;
   h *= 0xc4ceb9fe1a85ec53ull;
   return h ^ (h >> 29);
 }
-}  // namespace
 
 // Blocks of 2 MiB: one huge page each (bulk_allocator.hpp).
 constexpr size_t kBlockFrames = bulk_memory::kHugePage / sizeof(FrameId);
@@ -26,12 +26,18 @@ constexpr size_t kStacksForThreads = 1 << 15;
 
 StackTable::StackTable() {
   stacks_.push_back({nullptr, 0});  // stack 0: empty
-  index(0, hash_ids({}));
+  const uint64_t h = hash_frames({});
+  stack_hashes_.push_back(h);
+  index(0, h);
 }
 
 FrameId StackTable::intern_frame(const Frame& f) {
   auto [it, inserted] = frame_index_.try_emplace(f, static_cast<FrameId>(frames_.size()));
-  if (inserted) frames_.push_back(f);
+  if (inserted) {
+    frames_.push_back(f);
+    frame_hashes_.push_back(absl::HashOf(strings_.get(f.function), strings_.get(f.module),
+                                         f.kind, f.flags, strings_.get(f.source)));
+  }
   return it->second;
 }
 
@@ -41,19 +47,25 @@ FrameId StackTable::intern_frame(std::string_view function, std::string_view mod
                             source.empty() ? StrId{0} : strings_.intern(source)});
 }
 
-StackId StackTable::find_hashed(std::span<const FrameId> leaf_first, uint64_t h) const {
+StackId StackTable::find_hashed(std::span<const FrameId> leaf_first, uint64_t h,
+                                std::span<const FrameId> frame_of) const {
+  auto is = [&](StackId id) {
+    if (frame_of.empty()) return std::ranges::equal(stack(id), leaf_first);
+    return std::ranges::equal(stack(id), leaf_first, {}, {},
+                              [&](FrameId f) { return frame_of[f]; });
+  };
   auto it = stack_index_.find(h);
   if (it == stack_index_.end()) return kAbsentStack;
-  if (std::ranges::equal(stack(it->second), leaf_first)) return it->second;
+  if (is(it->second)) return it->second;
   auto [lo, hi] = stack_collisions_.equal_range(h);
   for (auto c = lo; c != hi; ++c)
-    if (std::ranges::equal(stack(c->second), leaf_first)) return c->second;
+    if (is(c->second)) return c->second;
   return kAbsentStack;
 }
 
 StackId StackTable::intern_stack(std::span<const FrameId> leaf_first) {
   if (indexed_ < stacks_.size()) index_all();
-  const uint64_t h = hash_ids(leaf_first);
+  const uint64_t h = hash_frames(leaf_first);
   if (StackId found = find_hashed(leaf_first, h); found != kAbsentStack) return found;
   return add_hashed(leaf_first, h);
 }
@@ -71,6 +83,7 @@ StackId StackTable::add_hashed(std::span<const FrameId> leaf_first, uint64_t h) 
   std::copy(leaf_first.begin(), leaf_first.end(), dst);
   block_used_ += leaf_first.size();
   stacks_.push_back({dst, static_cast<uint32_t>(leaf_first.size())});
+  stack_hashes_.push_back(h);
   index(id, h);
   return id;
 }
@@ -83,7 +96,7 @@ void StackTable::index(StackId id, uint64_t h) {
 void StackTable::index_all() {
   stack_index_.reserve(stacks_.size());
   for (size_t id = indexed_; id < stacks_.size(); ++id)
-    index(static_cast<StackId>(id), hash_ids(stack(static_cast<StackId>(id))));
+    index(static_cast<StackId>(id), stack_hashes_[id]);
 }
 
 std::vector<StackId> StackTable::absorb(StackTable&& part, std::span<const FrameId> frame_of,
@@ -92,41 +105,39 @@ std::vector<StackId> StackTable::absorb(StackTable&& part, std::span<const Frame
   const size_t n = part.stacks_.size();
   std::vector<StackId> ids(n);
   const size_t parts = n >= kStacksForThreads ? std::max(threads, 1u) : 1;
-  // Each thread a range of the part's stacks: their frames rewritten as this table's, in
-  // the part's own blocks, and looked up here; then the stacks not found numbered after
-  // this table's, each range's after the ranges before it.
+  // Each thread a range of the part's stacks, looked up here; then the stacks not found
+  // numbered after this table's, each range's after the ranges before it.
   std::vector<size_t> absent(parts + 1, 0);
   run_parts(parts, [&](size_t p) {
     const PartRange range = part_range(n, parts, p);
-    // Each stack's frames rewritten and hashed a few stacks ahead of its lookup, whose
-    // slot in the index is asked for meanwhile: the lookups' misses overlap.
+    // Each stack looked up with the hash the part's reading computed (the frames'
+    // contents hash alike in both tables), its slot in the index asked for a few stacks
+    // ahead, so that the lookups' misses overlap.
     constexpr size_t kAhead = 8;
-    uint64_t hashes[kAhead];
-    auto rewrite = [&](size_t i) {
-      const StackRef s = part.stacks_[i];
-      for (FrameId* f = s.data; f != s.data + s.size; ++f) *f = frame_of[*f];
-      const uint64_t h = hash_ids({s.data, s.size});
-      stack_index_.prefetch(h);
-      hashes[i % kAhead] = h;
-    };
-    for (size_t i = range.begin; i < std::min(range.end, range.begin + kAhead); ++i) rewrite(i);
+    for (size_t i = range.begin; i < std::min(range.end, range.begin + kAhead); ++i)
+      stack_index_.prefetch(part.stack_hashes_[i]);
     for (size_t i = range.begin; i < range.end; ++i) {
-      const uint64_t h = hashes[i % kAhead];
-      if (i + kAhead < range.end) rewrite(i + kAhead);
+      if (i + kAhead < range.end) stack_index_.prefetch(part.stack_hashes_[i + kAhead]);
       const StackRef s = part.stacks_[i];
-      ids[i] = find_hashed({s.data, s.size}, h);
+      ids[i] = find_hashed({s.data, s.size}, part.stack_hashes_[i], frame_of);
       absent[p + 1] += ids[i] == kAbsentStack;
     }
   });
   for (size_t p = 0; p < parts; ++p) absent[p + 1] += absent[p];
   const size_t first = stacks_.size();
   stacks_.resize(first + absent.back());
+  stack_hashes_.resize(first + absent.back());
+  // The stacks not found are this table's: their frames rewritten as its own, in the
+  // part's blocks.
   run_parts(parts, [&](size_t p) {
     const PartRange range = part_range(n, parts, p);
     size_t next = first + absent[p];
     for (size_t i = range.begin; i < range.end; ++i)
       if (ids[i] == kAbsentStack) {
-        stacks_[next] = part.stacks_[i];
+        const StackRef s = part.stacks_[i];
+        for (FrameId* f = s.data; f != s.data + s.size; ++f) *f = frame_of[*f];
+        stacks_[next] = s;
+        stack_hashes_[next] = part.stack_hashes_[i];
         ids[i] = static_cast<StackId>(next++);
       }
   });

@@ -57,7 +57,8 @@ TEST(StackTableAbsorb, IdsAsInterningThePartsStacksInOrder) {
     SCOPED_TRACE(threads);
     StackTable into = table_of(own);
     StackTable part;
-    for (size_t f = 0; f < kFrames; ++f) part.intern_frame("g" + std::to_string(f));
+    // The part's frame f is the table's frame_of[f]: the same function, another id.
+    for (size_t f = 0; f < kFrames; ++f) part.intern_frame("f" + std::to_string(frame_of[f]));
     std::vector<StackId> in_part;  // by position in part_stacks
     for (const auto& s : part_stacks) {
       std::vector<FrameId> mapped;

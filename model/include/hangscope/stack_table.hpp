@@ -56,11 +56,12 @@ class StackTable {
   // Frames are leaf first: index 0 is the innermost frame, as the kernel prints them.
   StackId intern_stack(std::span<const FrameId> leaf_first);
   // Takes the stacks of `part`, a table of its own whose frame f is this table's
-  // `frame_of[f]`: the stacks this table has keep their ids, the others are added after
-  // its own in the order of their ids in `part`, and the stacks' frames are not copied.
-  // Returns each stack's id here, by its id in `part`. The work is shared by up to
-  // `threads` threads; the added stacks are indexed only when a stack is next interned,
-  // which after the last part of an input is never.
+  // `frame_of[f]` (the same function, module, kind, flags and source, as interning the
+  // part's frames here gives): the stacks this table has keep their ids, the others are
+  // added after its own in the order of their ids in `part`, and the stacks' frames are
+  // not copied. Returns each stack's id here, by its id in `part`. The work is shared by
+  // up to `threads` threads; the added stacks are indexed only when a stack is next
+  // interned, which after the last part of an input is never.
   std::vector<StackId> absorb(StackTable&& part, std::span<const FrameId> frame_of,
                               unsigned threads);
 
@@ -77,13 +78,21 @@ class StackTable {
 
  private:
   static constexpr StackId kAbsentStack = UINT32_MAX;
-  StackId find_hashed(std::span<const FrameId> leaf_first, uint64_t hash) const;
+  // A stack's hash, from its frames' contents (frame_hashes_), not their ids: the same in
+  // every table, so that a part's stacks are looked up in another table with the hashes
+  // its own reading computed.
+  uint64_t hash_frames(std::span<const FrameId> leaf_first) const;
+  // The stack of this table that is `leaf_first` (frames of a table whose frame f is
+  // this table's `frame_of[f]`, or of this table where frame_of is empty), or kAbsentStack.
+  StackId find_hashed(std::span<const FrameId> leaf_first, uint64_t hash,
+                      std::span<const FrameId> frame_of = {}) const;
   StackId add_hashed(std::span<const FrameId> leaf_first, uint64_t hash);
   void index(StackId id, uint64_t hash);
   // Puts the stacks absorbed since in the index.
   void index_all();
   StringTable strings_;
   std::vector<Frame> frames_;
+  std::vector<uint64_t> frame_hashes_;  // by frame: a hash of its function, module, kind, ...
   absl::flat_hash_map<Frame, FrameId> frame_index_;
   // The frames of all stacks live in blocks that never move (a stack never straddles
   // two), so that the table grows without copying what it holds.
@@ -100,6 +109,7 @@ class StackTable {
   std::vector<std::unique_ptr<FrameId[], BlockDeleter>> blocks_;
   size_t block_used_ = 0, block_size_ = 0;
   BulkVector<StackRef> stacks_;
+  BulkVector<uint64_t> stack_hashes_;  // by stack: hash_frames of its frames
   // Stacks by a 64-bit hash of their frames; the rare stacks whose hash another stack
   // already has go to the second index.
   absl::flat_hash_map<uint64_t, StackId, absl::Hash<uint64_t>, std::equal_to<uint64_t>,
