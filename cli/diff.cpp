@@ -62,10 +62,11 @@ namespace {
 
 int compare(const DiffArgs& opts) {
   // Both sides are classified, and their stacks matched, by the same rules.
-  RuleSet rules = load_rules(opts.input.rules);  // a bad rule file fails before the inputs are read
   Capture base, target;
-  read_inputs(opts.base, opts.input, base);
-  read_inputs(opts.target, opts.input, target);
+  RuleSet rules = load_rules_while(opts.input, [&] {
+    read_inputs(opts.base, opts.input, base);
+    read_inputs(opts.target, opts.input, target);
+  });
   AnalysisOptions analysis_options;
   analysis_options.rules = &rules;
   analysis_options.threads = opts.input.threads;

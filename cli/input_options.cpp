@@ -6,7 +6,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <filesystem>
+#include <future>
 #include <system_error>
 
 #include "hangscope/ingest.hpp"
@@ -95,11 +97,47 @@ void add_input_options(CLI::App& cmd, InputOptions& opts) {
   add_rules_options(cmd, opts.rules);
 }
 
-RuleSet load_rules(const RulesOptions& opts) {
-  RuleSet rules = builtin_rules();
+namespace {
+
+// The rule files of the directory, in name order, then the --rules files, each parsed.
+std::vector<RuleSet> parse_rule_files(const RulesOptions& opts) {
+  std::vector<RuleSet> files;
   for (const std::string& path : rule_files_in(rules_dir(opts)))
-    merge_rules(rules, load_rules_file(path));
-  for (const std::string& path : opts.files) merge_rules(rules, load_rules_file(path));
+    files.push_back(load_rules_file(path));
+  for (const std::string& path : opts.files) files.push_back(load_rules_file(path));
+  return files;
+}
+
+RuleSet with_files(const RuleSet& builtin, const std::vector<RuleSet>& files) {
+  RuleSet rules = builtin;
+  for (const RuleSet& file : files) merge_rules(rules, file);
+  return rules;
+}
+
+}  // namespace
+
+RuleSet load_rules(const RulesOptions& opts) {
+  return with_files(builtin_rules(), parse_rule_files(opts));
+}
+
+RuleSet load_rules_while(const InputOptions& opts, const std::function<void()>& read) {
+  const std::vector<RuleSet> files = parse_rule_files(opts.rules);
+  if (opts.threads == 1) {
+    RuleSet rules = with_files(builtin_rules(), files);
+    read();
+    return rules;
+  }
+  std::future<const RuleSet*> builtin =
+      std::async(std::launch::async, [] { return &builtin_rules(); });
+  // A rule that is wrong is the error, as on one thread, also where the input is too.
+  std::exception_ptr read_error;
+  try {
+    read();
+  } catch (...) {
+    read_error = std::current_exception();
+  }
+  RuleSet rules = with_files(*builtin.get(), files);
+  if (read_error) std::rethrow_exception(read_error);
   return rules;
 }
 

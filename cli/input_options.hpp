@@ -4,6 +4,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,5 +39,12 @@ RuleSet load_rules(const RulesOptions& opts);
 
 // Reads the inputs into `capture`, as the input options say. Throws InputError.
 void read_inputs(const std::vector<std::string>& paths, const InputOptions& opts, Capture& capture);
+
+// load_rules(opts.rules) with read() run in between: the rule files are parsed first, so
+// that a bad one fails before the inputs are read; the built-in rules (3 ms of parsing,
+// serial before the read's threads start) on a thread of their own while read() runs,
+// unless the options ask for one thread. A group a file names as a holder that no rule
+// defines is known once both are done, and is the error then even where read() failed.
+RuleSet load_rules_while(const InputOptions& opts, const std::function<void()>& read);
 
 }  // namespace hangscope::cli

@@ -89,9 +89,9 @@ int report_capture(const Capture& capture, const ReportOptions& opts, const Rule
 
 int run_report(const ReportOptions& opts) {
   keep_freed_memory();
-  RuleSet rules = load_rules(opts.input.rules);  // a bad rule file fails before the inputs are read
   Capture capture;
-  read_inputs(opts.inputs, opts.input, capture);
+  const RuleSet rules =
+      load_rules_while(opts.input, [&] { read_inputs(opts.inputs, opts.input, capture); });
   return report_with(capture, opts, rules);
 }
 
