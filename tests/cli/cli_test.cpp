@@ -38,6 +38,26 @@ TEST(Cli, Version) {
   EXPECT_EQ(r.out.rfind("hangscope ", 0), 0u) << r.out;
 }
 
+// C++ exceptions (the one that ends --version, every input error) are unwound by GCC's
+// runtime, not by libunwind, linked for user-space stacks, which defines the same
+// functions and blocks and restores signals at every frame it unwinds. The dynamic
+// linker says which object each symbol is bound to.
+TEST(Cli, ExceptionsAreUnwoundByGccsRuntime) {
+  RunResult r = run({"env", "LD_DEBUG=bindings", kBin, "--version"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> bound;  // the objects _Unwind_RaiseException is bound to
+  std::istringstream lines(r.err);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("normal symbol `_Unwind_RaiseException'") == std::string::npos) continue;
+    const size_t to = line.find(" to ");
+    ASSERT_NE(to, std::string::npos) << line;
+    bound.push_back(line.substr(to + 4, line.find(' ', to + 4) - (to + 4)));
+  }
+  if (bound.empty()) GTEST_SKIP() << "no dynamic bindings: the program is linked statically";
+  for (const std::string& object : bound)
+    EXPECT_NE(object.find("/libgcc_s.so"), std::string::npos) << object;
+}
+
 TEST(Cli, BadUsageExitsTwo) {
   EXPECT_EQ(run({kBin, "report"}).status, 2);
   EXPECT_EQ(run({kBin, "report", "-f", "nope", kSeed}).status, 2);
