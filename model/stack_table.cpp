@@ -35,8 +35,8 @@ FrameId StackTable::intern_frame(const Frame& f) {
   auto [it, inserted] = frame_index_.try_emplace(f, static_cast<FrameId>(frames_.size()));
   if (inserted) {
     frames_.push_back(f);
-    frame_hashes_.push_back(absl::HashOf(strings_.get(f.function), strings_.get(f.module),
-                                         f.kind, f.flags, strings_.get(f.source)));
+    frame_hashes_.push_back(f.fields([&](StrId id) { return strings_.get(id); },
+                                     [](const auto&... field) { return absl::HashOf(field...); }));
   }
   return it->second;
 }

@@ -38,10 +38,19 @@ struct Frame {
   // decode_stacktrace.sh): "kernel/locking/mutex.c:747"; "" when not given. Two calls
   // from one function at different lines are different frames.
   StrId source = 0;
+  // The fields that make a frame, listed once: f(function, module, kind, flags, source),
+  // each name passed through `name` (its id as it is, or the text it stands for). The
+  // hash of a frame's ids (its table's index) and of its contents (StackTable's stack
+  // hashes, alike in every table) both go through it.
+  template <typename Name, typename F>
+  decltype(auto) fields(Name&& name, F&& f) const {
+    return f(name(function), name(module), kind, flags, name(source));
+  }
   bool operator==(const Frame&) const = default;
   template <typename H>
   friend H AbslHashValue(H h, const Frame& f) {
-    return H::combine(std::move(h), f.function, f.module, f.kind, f.flags, f.source);
+    return f.fields([](StrId id) { return id; },
+                    [&](auto... field) { return H::combine(std::move(h), field...); });
   }
 };
 
