@@ -27,10 +27,10 @@ std::vector<std::string_view> split_at_records(std::string_view text, size_t par
                                                const Reader& reader);
 
 // The least bytes a part is worth a thread for: smaller inputs are read as a stream, and
-// a thread takes no less of another's part (for_each_part). A part costs a thread's
-// start and a merge into the part before it: its strings and frames interned there (a
-// millisecond for the kernel's 20,000 frames), its stacks looked up (4 to 5 ms for
-// 100,000, on two threads).
+// a thread takes no less of another's part (for_each_part). A part costs a thread (one
+// kept from earlier work, woken for it: run_parts) and a merge into the part before it:
+// its strings and frames interned there (a millisecond for the kernel's 20,000 frames),
+// its stacks looked up (4 to 5 ms for 100,000, on two threads).
 inline constexpr size_t kMinPartBytes = 4 << 20;
 
 // One part as for_each_part read it: the number `read` was called with, and its lines.
