@@ -125,6 +125,8 @@ std::vector<StackId> StackTable::absorb(StackTable&& part, std::span<const Frame
   });
   for (size_t p = 0; p < parts; ++p) absent[p + 1] += absent[p];
   const size_t first = stacks_.size();
+  reserve_on_threads(stacks_, first + absent.back(), threads);
+  reserve_on_threads(stack_hashes_, first + absent.back(), threads);
   stacks_.resize(first + absent.back());
   stack_hashes_.resize(first + absent.back());
   // The stacks not found are this table's: their frames rewritten as its own, in the

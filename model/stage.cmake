@@ -8,6 +8,7 @@ hangscope_add_stage(hangscope_model SOURCES
   capture_format.cpp
   capture_fields.cpp
   parallel.cpp
+  bulk_memory.cpp
   workers.cpp
 )
 target_link_libraries(hangscope_model PUBLIC ${HANGSCOPE_FMT} ${HANGSCOPE_ABSL} Threads::Threads)

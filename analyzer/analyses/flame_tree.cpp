@@ -463,40 +463,63 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
           std::less<>(), std::equal_to<>());
     const bool by_group = options.root == FlameRoot::group;
     // The stacks in parts, each part's samples summed on a thread of its own into a table
-    // indexed by stack * 2 + on CPU; then, each part's count of leaves known, its leaves
-    // laid after the earlier parts' in the one array.
+    // indexed by stack (by stack * 2 + on CPU where running samples are apart); then, each
+    // run's count of leaves known (a part's stacks in kRunsPerThread runs), its leaves laid
+    // after the earlier runs' in the one array, the threads taking runs as they become
+    // free: a thread whose first touches of fresh memory are slower (on a virtual machine,
+    // pages the host has taken back) lays fewer.
     const size_t stacks = st.stack_count();
     const size_t parts = threads_for(stacks, options.threads);
+    const size_t sides = split ? 2 : 1;
+    const size_t runs_per_part = parts > 1 ? kRunsPerThread : 1;
+    auto run_range = [&](size_t run) {  // run's stacks, within its part's
+      const PartRange part = part_range(stacks, parts, run / runs_per_part);
+      const PartRange in = part_range(part.end - part.begin, runs_per_part, run % runs_per_part);
+      return PartRange{part.begin + in.begin, part.begin + in.end};
+    };
     struct Sum {
       uint64_t weight = 0, timed = 0;
     };
     std::vector<BulkVector<Sum>> sums(parts);
-    std::vector<size_t> first_leaf(parts + 1, 0);
+    std::vector<size_t> first_leaf(parts * runs_per_part + 1, 0);
     run_parts(parts, [&](size_t part) {
       const PartRange range = part_range(stacks, parts, part);
       BulkVector<Sum>& sum = sums[part];
-      sum.resize(2 * (range.end - range.begin));
+      sum.resize(sides * (range.end - range.begin));
       for (const TaskSample& s : capture.samples) {
         if (s.stack < range.begin || s.stack >= range.end) continue;
-        Sum& to = sum[2 * (s.stack - range.begin) + on_cpu(s)];
+        Sum& to = sum[sides * (s.stack - range.begin) + on_cpu(s)];
         to.weight += s.weight;
         to.timed += timed(s);
       }
-      first_leaf[part + 1] = static_cast<size_t>(
-          std::count_if(sum.begin(), sum.end(), [](const Sum& x) { return x.weight > 0; }));
+      for (size_t run = part * runs_per_part; run < (part + 1) * runs_per_part; ++run) {
+        const PartRange r = run_range(run);
+        first_leaf[run + 1] =
+            static_cast<size_t>(std::count_if(sum.begin() + sides * (r.begin - range.begin),
+                                              sum.begin() + sides * (r.end - range.begin),
+                                              [](const Sum& x) { return x.weight > 0; }));
+      }
     });
-    for (size_t part = 0; part < parts; ++part) first_leaf[part + 1] += first_leaf[part];
+    for (size_t run = 0; run + 1 < first_leaf.size(); ++run) first_leaf[run + 1] += first_leaf[run];
     leaves.resize(first_leaf.back());
-    run_parts(parts, [&](size_t part) {
-      const size_t first = 2 * part_range(stacks, parts, part).begin;
+    run_tasks(parts * runs_per_part, static_cast<unsigned>(parts), [&](size_t run) {
+      const size_t part = run / runs_per_part;
+      const size_t begin = part_range(stacks, parts, part).begin;
+      const PartRange r = run_range(run);
       const BulkVector<Sum>& sum = sums[part];
-      Leaf* to = leaves.data() + first_leaf[part];
-      for (size_t i = 0; i < sum.size(); ++i) {
+      Leaf* to = leaves.data() + first_leaf[run];
+      for (size_t i = sides * (r.begin - begin); i < sides * (r.end - begin); ++i) {
         if (sum[i].weight == 0) continue;
-        const auto s = static_cast<StackId>((first + i) / 2);
+        const auto s = static_cast<StackId>(begin + i / sides);
+        const auto side = static_cast<uint32_t>(i % sides);
         const uint32_t g = cls.group(s);
-        *to++ = {by_group ? group_rank[g] : 0, by_group ? g : 0, s, static_cast<uint32_t>(i % 2),
-                 sum[i].weight, sum[i].timed, prefix(s)};
+        *to++ = {by_group ? group_rank[g] : 0,
+                 by_group ? g : 0,
+                 s,
+                 side,
+                 sum[i].weight,
+                 sum[i].timed,
+                 prefix(s)};
       }
     });
     // Given back once the threads are done: unmapping memory while another thread of the

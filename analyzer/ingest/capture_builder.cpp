@@ -39,6 +39,7 @@ void CaptureBuilder::add_samples(size_t n,
                                  unsigned threads) {
   BulkVector<TaskSample>& samples = capture_.samples;
   const size_t before = samples.size();
+  reserve_on_threads(samples, before + n, threads);
   samples.resize(before + n);
   const size_t parts = parts_for(n, kSamplesPerThread, threads);
   run_parts(parts, [&](size_t part) {

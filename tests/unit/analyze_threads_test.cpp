@@ -78,6 +78,7 @@ void expect_same(const Classification& a, const Classification& b) {
 void expect_same(const FlameTree& a, const FlameTree& b) {
   ASSERT_EQ(a.nodes.size(), b.nodes.size());
   EXPECT_EQ(a.max_depth, b.max_depth);
+  EXPECT_EQ(std::tie(a.on_cpu_begin, a.on_cpu_end), std::tie(b.on_cpu_begin, b.on_cpu_end));
   for (size_t i = 0; i < a.nodes.size(); ++i) {
     const FlameNode &x = a.nodes[i], &y = b.nodes[i];
     ASSERT_EQ(std::tie(x.end, x.key, x.group, x.depth, x.kind, x.weight),
@@ -122,11 +123,27 @@ TEST(AnalyzeThreads, FlameTreeIsTheSameWithWorkBesideIt) {
   }
 }
 
+// The large capture with a running sample beside every seventh stack's blocked one: a
+// tree split into the blocked and the on-CPU side, whose leaves are summed by stack and
+// side.
+Capture make_mixed_capture() {
+  Capture capture = make_large_capture(false);
+  for (size_t i = 0, n = capture.samples.size(); i < n; i += 7) {
+    TaskSample s = capture.samples[i];
+    s.state = 'R';
+    capture.samples.push_back(s);
+  }
+  return capture;
+}
+
 TEST(AnalyzeThreads, FlameTreeIsTheSameOnAnyNumberOfThreads) {
   const Capture deep = make_large_capture(true);
-  for (const Capture* capture : {&large_capture(), &deep}) {
+  const Capture mixed = make_mixed_capture();
+  for (const Capture* capture : {&large_capture(), &deep, &mixed}) {
     const Capture& c = *capture;
-    SCOPED_TRACE(capture == &deep ? "shared levels" : "a root frame each");
+    SCOPED_TRACE(capture == &deep    ? "shared levels"
+                 : capture == &mixed ? "blocked and running"
+                                     : "a root frame each");
     const Classification cls = classify(c.stacks, builtin_rules());
     for (double min_share : {0.0, 0.001, 0.01}) {
       FlameTreeOptions options;
@@ -134,6 +151,9 @@ TEST(AnalyzeThreads, FlameTreeIsTheSameOnAnyNumberOfThreads) {
       const FlameTree one = build_flame_tree(c, cls, options);
       if (min_share == 0) {
         ASSERT_GT(one.nodes.size(), kStacks);
+      }
+      if (capture == &mixed) {
+        ASSERT_GT(one.on_cpu_end, one.on_cpu_begin);
       }
       for (unsigned threads : {2u, 3u}) {
         SCOPED_TRACE(fmt::format("{} threads, min share {}", threads, min_share));

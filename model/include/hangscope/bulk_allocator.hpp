@@ -11,8 +11,10 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -53,6 +55,13 @@ inline void deallocate(void* p, size_t bytes) noexcept {
     munmap(p, mapped_size(bytes));
 }
 
+// The pages of an array of `bytes` at p, from allocate(), faulted in on up to `threads`
+// threads (0: one per CPU): the kernel zeroes a fresh page on the thread that touches it
+// first, and on a virtual machine whose host has taken the memory back, that costs up to
+// milliseconds a huge page. Arrays below kThreshold are left alone (the heap's pages,
+// mostly touched before).
+void populate(void* p, size_t bytes, unsigned threads);
+
 }  // namespace bulk_memory
 
 template <typename T>
@@ -75,6 +84,20 @@ struct BulkAllocator {
 // A vector whose storage, once large, lives in huge pages.
 template <typename T>
 using BulkVector = std::vector<T, BulkAllocator<T>>;
+
+// Makes room in v for n elements, its storage's pages faulted in on `threads` threads
+// (populate): for an array that one thread grows, where a growing vector would fault
+// the new storage's pages in on that thread alone. Capacity grows at least twofold, as
+// a vector's does.
+template <typename T>
+void reserve_on_threads(BulkVector<T>& v, size_t n, unsigned threads) {
+  if (n <= v.capacity()) return;
+  BulkVector<T> grown;
+  grown.reserve(std::max(n, 2 * v.capacity()));
+  bulk_memory::populate(grown.data(), grown.capacity() * sizeof(T), threads);
+  grown.insert(grown.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
+  v.swap(grown);
+}
 
 // A BulkAllocator whose vectors' resize() leaves new elements default-initialised, which
 // for a trivial type is not at all: for arrays that threads then fill in parts, so that
