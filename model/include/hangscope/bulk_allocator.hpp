@@ -94,7 +94,7 @@ void reserve_on_threads(BulkVector<T>& v, size_t n, unsigned threads) {
   if (n <= v.capacity()) return;
   BulkVector<T> grown;
   grown.reserve(std::max(n, 2 * v.capacity()));
-  bulk_memory::populate(grown.data(), grown.capacity() * sizeof(T), threads);
+  bulk_memory::populate(grown.data(), n * sizeof(T), threads);  // the room asked for
   grown.insert(grown.end(), std::make_move_iterator(v.begin()), std::make_move_iterator(v.end()));
   v.swap(grown);
 }
