@@ -471,17 +471,15 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
     const size_t stacks = st.stack_count();
     const size_t parts = threads_for(stacks, options.threads);
     const size_t sides = split ? 2 : 1;
+    // Part p's stacks are exactly those of runs [p * runs_per_part, (p + 1) * runs_per_part):
+    // part_range cuts [0, stacks) at the same places for both.
     const size_t runs_per_part = parts > 1 ? kRunsPerThread : 1;
-    auto run_range = [&](size_t run) {  // run's stacks, within its part's
-      const PartRange part = part_range(stacks, parts, run / runs_per_part);
-      const PartRange in = part_range(part.end - part.begin, runs_per_part, run % runs_per_part);
-      return PartRange{part.begin + in.begin, part.begin + in.end};
-    };
+    const size_t runs = parts * runs_per_part;
     struct Sum {
       uint64_t weight = 0, timed = 0;
     };
     std::vector<BulkVector<Sum>> sums(parts);
-    std::vector<size_t> first_leaf(parts * runs_per_part + 1, 0);
+    std::vector<size_t> first_leaf(runs + 1, 0);
     run_parts(parts, [&](size_t part) {
       const PartRange range = part_range(stacks, parts, part);
       BulkVector<Sum>& sum = sums[part];
@@ -493,7 +491,7 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
         to.timed += timed(s);
       }
       for (size_t run = part * runs_per_part; run < (part + 1) * runs_per_part; ++run) {
-        const PartRange r = run_range(run);
+        const PartRange r = part_range(stacks, runs, run);
         first_leaf[run + 1] =
             static_cast<size_t>(std::count_if(sum.begin() + sides * (r.begin - range.begin),
                                               sum.begin() + sides * (r.end - range.begin),
@@ -502,10 +500,10 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
     });
     for (size_t run = 0; run + 1 < first_leaf.size(); ++run) first_leaf[run + 1] += first_leaf[run];
     leaves.resize(first_leaf.back());
-    run_tasks(parts * runs_per_part, static_cast<unsigned>(parts), [&](size_t run) {
+    run_tasks(runs, static_cast<unsigned>(parts), [&](size_t run) {
       const size_t part = run / runs_per_part;
       const size_t begin = part_range(stacks, parts, part).begin;
-      const PartRange r = run_range(run);
+      const PartRange r = part_range(stacks, runs, run);
       const BulkVector<Sum>& sum = sums[part];
       Leaf* to = leaves.data() + first_leaf[run];
       for (size_t i = sides * (r.begin - begin); i < sides * (r.end - begin); ++i) {
