@@ -498,7 +498,7 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
                                               [](const Sum& x) { return x.weight > 0; }));
       }
     });
-    for (size_t run = 0; run + 1 < first_leaf.size(); ++run) first_leaf[run + 1] += first_leaf[run];
+    std::partial_sum(first_leaf.begin(), first_leaf.end(), first_leaf.begin());
     leaves.resize(first_leaf.back());
     run_tasks(runs, static_cast<unsigned>(parts), [&](size_t run) {
       const size_t part = run / runs_per_part;
