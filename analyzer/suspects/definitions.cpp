@@ -62,6 +62,7 @@ bool parse_head(std::string_view raw, uint32_t first_line, Head& out) {
       for (; i < raw.size() && !(raw[i] == '\n' && raw[i - 1] != '\\'); ++i) {
         line_of[i] = line;
         if (raw[i] == '\n') ++line;
+        else clean[i] = '#';  // not blank: a directive is part of what follows
       }
       --i;
       continue;
@@ -119,9 +120,20 @@ bool parse_head(std::string_view raw, uint32_t first_line, Head& out) {
   size_t b = name_end;
   while (b > 0 && ident_char(clean[b - 1])) --b;
   out.name = raw.substr(b, name_end - b);
-  size_t first = clean.find_first_not_of(" \t\n");
-  uint32_t name_line = line_of[b];
-  out.begin = std::max(line_of[first], name_line > 3 ? name_line - 3 : 1u);
+  // The declaration starts after the last blank line before its name (a comment is
+  // blank here): a macro called above it without a semicolon is not part of it.
+  size_t start = 0;
+  for (size_t eol = clean.rfind('\n', b); eol != std::string::npos && eol > 0;) {
+    size_t prev = clean.rfind('\n', eol - 1);
+    size_t from = prev == std::string::npos ? 0 : prev + 1;
+    if (clean.find_first_not_of(" \t", from) >= eol) {
+      start = eol + 1;
+      break;
+    }
+    if (prev == std::string::npos) break;
+    eol = prev;
+  }
+  out.begin = line_of[clean.find_first_not_of(" \t\n", start)];
   // "static" as a word before the name.
   for (size_t p = clean.find("static"); p != std::string::npos && p < b;
        p = clean.find("static", p + 1)) {

@@ -153,12 +153,19 @@ class HistoryReader {
       return t;
     };
     // Renames: a function gone from the file where a weighed one appeared, joined by the
-    // lines of one change.
-    std::string gone, appeared;
-    for (const ChangedLine& l : f.removed)
-      if (const Definition* d = containing(before, l.line); d && !tracked_.count(std::string(d->name)) &&
-                                                            !defines(after, d->name))
-        gone = d->name;
+    // lines of one change. Known first, so that the old name's removed lines count too.
+    if (!merge) {
+      std::string gone, appeared;
+      for (const ChangedLine& l : f.removed)
+        if (const Definition* d = containing(before, l.line);
+            d && !tracked_.count(std::string(d->name)) && !defines(after, d->name))
+          gone = d->name;
+      for (const ChangedLine& l : f.added)
+        if (const Definition* d = containing(after, l.line);
+            d && tracked_.count(std::string(d->name)) && !defines(before, d->name))
+          appeared = d->name;
+      if (!gone.empty() && !appeared.empty()) tracked_[gone] = tracked_[appeared];
+    }
     for (const ChangedLine& l : f.removed) {
       const Definition* d = containing(before, l.line);
       auto it = d ? tracked_.find(std::string(d->name)) : tracked_.end();
@@ -172,7 +179,6 @@ class HistoryReader {
       const Definition* d = containing(after, l.line);
       auto it = d ? tracked_.find(std::string(d->name)) : tracked_.end();
       if (it == tracked_.end() || !allowed(it->second, f.new_path)) continue;
-      if (!merge && !defines(before, d->name)) appeared = it->first;
       Touch& t = touch(it->second, f.new_path);
       t.frame.file = f.new_path;
       ++t.frame.added;
@@ -188,7 +194,6 @@ class HistoryReader {
         if (defines(before, alias) && !defines(after, alias)) t.deleted_body = body(before, alias);
       }
     }
-    if (!gone.empty() && !appeared.empty()) tracked_[gone] = tracked_[appeared];
   }
 
   Suspect suspect(const LogCommit& c, std::map<std::string, Touch>& touches) {
@@ -206,7 +211,8 @@ class HistoryReader {
       t.frame.created = !t.created_body.empty() && t.deleted_body.empty();
       t.frame.deleted = !t.deleted_body.empty() && t.created_body.empty();
       const std::vector<std::string_view> none;
-      weigh_calls(t.frame, in_.callees, t.removed, t.added, t.frame.created ? &none : nullptr);
+      weigh_calls(t.frame, in_.callees, t.removed, t.added, t.frame.created ? &none : nullptr,
+                  &tracked_);
     }
     s.moved_only = moved == touches.size();
     for (auto& [name, t] : touches) {
@@ -221,7 +227,7 @@ class HistoryReader {
 
   const GitChangesInput& in_;
   BlobCache blobs_;
-  std::map<std::string, std::string> tracked_;  // a name in the history -> the frame
+  Aliases tracked_;  // a name in the history -> the frame
 };
 
 }  // namespace

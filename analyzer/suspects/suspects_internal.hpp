@@ -21,18 +21,28 @@ Callees callees_of(const WeightedFrames& frames);
 // `line` calls `function`: its name as a word, then '('.
 bool calls(std::string_view line, std::string_view function);
 
+// Names a function had in the history: old name -> the frame's (a rename followed).
+using Aliases = std::map<std::string, std::string>;
+
 // The call change of one frame, from the lines a change removed and added in it:
 // `added` when the added lines call the callee and the lines before did not (`before`
-// holds every line of the function before, where known; else the removed lines).
+// holds every line of the function before, where known; else the removed lines). A call
+// of the callee under an older name (`aliases`) is the same call, changed.
 template <typename Lines>
 void weigh_calls(TouchedFrame& t, const Callees& callees, const Lines& removed,
-                 const Lines& added, const Lines* before = nullptr) {
+                 const Lines& added, const Lines* before = nullptr,
+                 const Aliases* aliases = nullptr) {
   auto it = callees.find(t.function);
   if (it == callees.end()) return;
   for (const auto& [callee, weight] : it->second) {
+    std::vector<std::string_view> names = {callee};
+    if (aliases)
+      for (const auto& [old_name, frame] : *aliases)
+        if (frame == callee && old_name != callee) names.push_back(old_name);
     auto any = [&](const Lines& lines) {
       for (const auto& l : lines)
-        if (calls(l, callee)) return true;
+        for (std::string_view name : names)
+          if (calls(l, name)) return true;
       return false;
     };
     CallChange c = CallChange::none;

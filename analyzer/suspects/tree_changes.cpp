@@ -6,7 +6,11 @@
 #include "tree_changes.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 #include <unordered_map>
+
+#include "definitions.hpp"
 
 #include "unified_diff.hpp"
 
@@ -14,9 +18,32 @@ namespace hangscope::suspects_detail {
 
 namespace {
 
+// How much of a function's lines a rename keeps, at least.
+constexpr double kRenameShare = 0.5;
+
+// "int old(void)" -> "int new(void)": the name replaced where it is a word.
+std::string renamed_line(const std::string& line, std::string_view from, std::string_view to) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  size_t p = 0;
+  for (size_t f; (f = line.find(from, p)) != std::string::npos; p = f + from.size()) {
+    const bool word = (f == 0 || !ident(line[f - 1])) &&
+                      (f + from.size() == line.size() || !ident(line[f + from.size()]));
+    out.append(line, p, f - p);
+    out.append(word ? to : from);
+  }
+  out.append(line, p);
+  return out;
+}
+
 class FileLines {
  public:
   explicit FileLines(const KernelTree& tree) : tree_(tree) {}
+  const std::string& text(const std::string& file) {
+    auto it = texts_.find(file);
+    if (it != texts_.end()) return it->second;
+    return texts_[file] = tree_.read(file).value_or("");
+  }
   // The lines of `loc`'s definition.
   std::vector<std::string> body(const Location& loc) {
     const std::vector<std::string>& all = lines(loc.file);
@@ -30,19 +57,18 @@ class FileLines {
     auto it = files_.find(file);
     if (it != files_.end()) return it->second;
     std::vector<std::string>& v = files_[file];
-    if (std::optional<std::string> text = tree_.read(file)) {
-      size_t p = 0;
-      while (p < text->size()) {
-        size_t e = text->find('\n', p);
-        if (e == std::string::npos) e = text->size();
-        v.push_back(text->substr(p, e - p));
-        p = e + 1;
-      }
+    const std::string& t = text(file);
+    for (size_t p = 0; p < t.size();) {
+      size_t e = t.find('\n', p);
+      if (e == std::string::npos) e = t.size();
+      v.push_back(t.substr(p, e - p));
+      p = e + 1;
     }
     return v;
   }
   const KernelTree& tree_;
   std::unordered_map<std::string, std::vector<std::string>> files_;
+  std::unordered_map<std::string, std::string> texts_;
 };
 
 std::string folded(const std::vector<std::string>& lines) {
@@ -81,16 +107,63 @@ std::vector<Location> older(const std::string& name, const std::vector<Location>
   return r == in.old_res.end() ? out : r->second.chosen;
 }
 
+// Where a weighed function absent from the older tree came from: the function of the
+// same file that the newer tree no longer has and whose lines it mostly keeps (a rename).
+struct Rename {
+  std::string old_name;
+  Location location;
+};
+
+std::optional<Rename> renamed_from(const std::string& name, const Location& newer,
+                                   FileLines& old_lines, FileLines& new_lines) {
+  const std::string& before_text = old_lines.text(newer.file);
+  const std::string& after_text = new_lines.text(newer.file);
+  std::vector<Definition> after_defs = scan_definitions(after_text);
+  const std::vector<std::string> mine = new_lines.body(newer);
+  std::optional<Rename> best;
+  double best_share = kRenameShare;
+  for (const Definition& d : scan_definitions(before_text)) {
+    if (std::any_of(after_defs.begin(), after_defs.end(),
+                    [&](const Definition& a) { return a.name == d.name; }))
+      continue;
+    Location at{newer.file, d.begin, d.end, d.is_static};
+    std::vector<std::string> theirs = old_lines.body(at);
+    for (std::string& l : theirs) l = renamed_line(l, d.name, name);
+    LineDiff diff = unified_diff(theirs, mine, 1, 1);
+    const double common = static_cast<double>(theirs.size() - diff.removed);
+    const double share = common / static_cast<double>(std::max(theirs.size(), mine.size()));
+    if (share >= best_share) {
+      best_share = share;
+      best = Rename{std::string(d.name), at};
+    }
+  }
+  return best;
+}
+
 }  // namespace
 
 TreeChanges tree_changes(const TreeChangesInput& in) {
   TreeChanges out;
   FileLines old_lines(in.old_tree), new_lines(in.new_tree);
+  // Where each function is in both trees; a function new to its file may be a rename.
+  std::map<std::string, std::pair<std::vector<Location>, std::vector<Location>>> places;
+  Aliases aliases;
   for (const auto& [name, weight] : in.weights) {
     auto nr = in.new_res.find(name);
     std::vector<Location> newer = nr == in.new_res.end() ? std::vector<Location>{} : nr->second.chosen;
     std::vector<Location> before = older(name, newer, in);
+    if (before.empty() && newer.size() == 1)
+      if (std::optional<Rename> r = renamed_from(name, newer.front(), old_lines, new_lines)) {
+        before = {r->location};
+        aliases[r->old_name] = name;
+      }
+    places[name] = {std::move(before), std::move(newer)};
+  }
+  for (const auto& [name, weight] : in.weights) {
+    const auto& [before, newer] = places[name];
     if (newer.empty() && before.empty()) continue;
+    auto renamed = std::find_if(aliases.begin(), aliases.end(),
+                                [&](const auto& a) { return a.second == name; });
     ++out.examined;
     std::vector<std::string> a, b;
     for (const Location& l : before)
@@ -116,6 +189,7 @@ TreeChanges tree_changes(const TreeChangesInput& in) {
     t.added = d.added;
     t.removed = d.removed;
     t.created = before.empty();
+    if (renamed != aliases.end()) s.old_function = renamed->first;
     t.deleted = newer.empty();
     std::vector<std::string> plus, minus;
     for (size_t p = 0; p < d.text.size();) {
@@ -125,7 +199,7 @@ TreeChanges tree_changes(const TreeChangesInput& in) {
       if (l.starts_with("+")) plus.push_back(l.substr(1));
       if (l.starts_with("-")) minus.push_back(l.substr(1));
     }
-    weigh_calls(t, in.callees, minus, plus, &a);
+    weigh_calls(t, in.callees, minus, plus, &a, &aliases);
     s.frames.push_back(std::move(t));
     total(s);
     out.suspects.push_back(std::move(s));

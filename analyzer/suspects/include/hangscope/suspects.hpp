@@ -98,7 +98,6 @@ enum class SuspectsProblemKind : uint8_t {
   bad_range,          // subject: the range; detail: what git said
   not_found,          // subject: a function defined nowhere in the tree(s)
   git_failed,         // subject: the command; detail: what git said
-  unreadable,         // subject: a path; detail: the system's words
 };
 
 struct SuspectsProblem {
@@ -148,6 +147,7 @@ struct Suspect {
   bool moved_only = false;
   // Functions (two source trees): its name; its file in each tree ("" where absent).
   std::string function;
+  std::string old_function;  // its name in the older tree, where it was renamed
   std::string old_file, new_file;
   std::vector<std::string> files;  // the files of the frames it touches
   std::vector<TouchedFrame> frames;
