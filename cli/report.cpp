@@ -72,7 +72,8 @@ int report_with(const Capture& capture, const ReportOptions& opts, const RuleSet
   analysis_options.needs = renderer->needs();  // what the output draws, nothing else
   const RenderOptions render_options = report_render_options(opts);
   analysis_options.flame.min_share = renderer->flame_min_share(render_options);
-  if (opts.suspects.enabled) analysis_options.needs = kNeedAll;  // the groups' stacks and holders
+  // --suspects weighs the groups' stacks and their holders'.
+  if (opts.suspects.enabled) analysis_options.needs |= kNeedGraph | kNeedStacks;
   Analysis analysis = analyze(capture, analysis_options);
   // --suspects: the changes that touch the dominant groups' frames (analyzer/suspects/).
   std::optional<SuspectsResult> suspects;

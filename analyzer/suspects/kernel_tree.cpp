@@ -124,11 +124,11 @@ class GitTree final : public KernelTree {
       std::string_view entry(r.out.data() + p, e - p);
       p = e + 1;
       size_t tab = entry.find('\t');
-      if (tab == std::string_view::npos || entry.substr(0, tab).find(" blob ") == entry.npos)
-        continue;
+      size_t blob = entry.substr(0, tab).find(" blob ");
+      if (tab == std::string_view::npos || blob == std::string_view::npos) continue;
       std::string path(entry.substr(tab + 1));
       if (!indexed_source(path)) continue;
-      blob_of_.emplace(path, entry.substr(tab - 40, 40));
+      blob_of_.emplace(path, entry.substr(blob + 6, tab - blob - 6));  // SHA-1 or SHA-256
       files_.push_back(std::move(path));
     }
     return true;

@@ -48,10 +48,11 @@ void total(Suspect& s) {
   }
 }
 
-void rank(std::vector<Suspect>& suspects) {
-  std::stable_sort(suspects.begin(), suspects.end(), [](const Suspect& a, const Suspect& b) {
+void rank(std::vector<Suspect>& suspects, double path_floor) {
+  auto path = [&](const Suspect& s) { return s.path_weight >= path_floor ? s.path_weight : 0; };
+  std::stable_sort(suspects.begin(), suspects.end(), [&](const Suspect& a, const Suspect& b) {
     if (a.moved_only != b.moved_only) return b.moved_only;
-    if (a.path_weight != b.path_weight) return a.path_weight > b.path_weight;
+    if (path(a) != path(b)) return path(a) > path(b);
     if (a.weight != b.weight) return a.weight > b.weight;
     return a.added + a.removed > b.added + b.removed;
   });

@@ -54,7 +54,9 @@ class Finder {
       from_git();
     else
       from_trees();
-    sd::rank(r_.suspects);
+    double heaviest = 0;
+    for (const WeightedFrame& f : frames_.frames) heaviest = std::max(heaviest, f.weight);
+    sd::rank(r_.suspects, sd::kPathFloorShare * heaviest);
     if (r_.suspects.size() > options_.max_suspects) r_.suspects.resize(options_.max_suspects);
     for (size_t i = options_.diffs; i < r_.suspects.size(); ++i) r_.suspects[i].diff.clear();
     r_.bisect_paths = sd::top_paths(r_.suspects, options_.bisect_suspects);

@@ -62,9 +62,13 @@ void weigh_calls(TouchedFrame& t, const Callees& callees, const Lines& removed,
 // added weighs its path too), its files, and its changed lines.
 void total(Suspect& s);
 
-// Most suspect first: by the blocked threads whose call it adds, then by the weight of
-// the frames it touches, then by its changed lines.
-void rank(std::vector<Suspect>& suspects);
+// Most suspect first: by the blocked threads whose call it adds, where they are at least
+// `path_floor` (a call added on a path of a few samples among hundreds says little),
+// then by the weight of the frames it touches, then by its changed lines.
+void rank(std::vector<Suspect>& suspects, double path_floor);
+
+// The least path weight that ranks first: a tenth of the heaviest frame's weight.
+inline constexpr double kPathFloorShare = 0.1;
 
 // The files of the first `n` suspects that change something.
 std::vector<std::string> top_paths(const std::vector<Suspect>& suspects, size_t n);

@@ -198,7 +198,10 @@ TEST(SuspectsRank, AnAddedCallOnThePathFirst) {
   EXPECT_EQ(heavy.path_weight, 0);
   EXPECT_EQ(path.path_weight, 1);
   std::vector<Suspect> all = {heavy, path};
-  rank(all);
+  rank(all, 0.3);
   EXPECT_EQ(all[0].frames[0].function, "d");
   EXPECT_EQ(top_paths(all, 1), std::vector<std::string>{"y.c"});
+  // A path lighter than the floor ranks by the frames' weight like any change.
+  rank(all, 2);
+  EXPECT_EQ(all[0].frames[0].function, "a");
 }
