@@ -54,6 +54,7 @@ bool parse_head(std::string_view raw, uint32_t first_line, Head& out) {
     char c = raw[i];
     line_of[i] = line;
     if (c == '\n') {
+      clean[i] = '\n';
       ++line;
       line_start = true;
       continue;

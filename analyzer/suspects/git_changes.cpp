@@ -23,6 +23,7 @@
 #include "git_changes.hpp"
 #include "git_log.hpp"
 #include "git_process.hpp"
+#include "unified_diff.hpp"
 
 namespace hangscope::suspects_detail {
 
@@ -81,6 +82,16 @@ const Definition* containing(const ScannedBlob& b, uint32_t line) {
 
 bool defines(const ScannedBlob& b, std::string_view name) {
   return std::any_of(b.defs.begin(), b.defs.end(), [&](const Definition& d) { return d.name == name; });
+}
+
+// The lines of a function's definitions in a version of a file.
+std::vector<std::string> lines_of(const ScannedBlob& b, std::string_view name) {
+  std::vector<std::string> out;
+  for (const Definition& d : b.defs)
+    if (d.name == name)
+      for (uint32_t l = d.begin; l <= d.end && l <= b.lines.size(); ++l)
+        out.emplace_back(b.lines[l - 1]);
+  return out;
 }
 
 // A function's body with blanks folded: what a move must keep.
@@ -153,18 +164,28 @@ class HistoryReader {
       return t;
     };
     // Renames: a function gone from the file where a weighed one appeared, joined by the
-    // lines of one change. Known first, so that the old name's removed lines count too.
+    // lines of one change and keeping most of its lines. Known first, so that the old
+    // name's removed lines count too.
     if (!merge) {
-      std::string gone, appeared;
+      std::set<std::string_view> gone, appeared;
       for (const ChangedLine& l : f.removed)
         if (const Definition* d = containing(before, l.line);
             d && !tracked_.count(std::string(d->name)) && !defines(after, d->name))
-          gone = d->name;
+          gone.insert(d->name);
       for (const ChangedLine& l : f.added)
         if (const Definition* d = containing(after, l.line);
             d && tracked_.count(std::string(d->name)) && !defines(before, d->name))
-          appeared = d->name;
-      if (!gone.empty() && !appeared.empty()) tracked_[gone] = tracked_[appeared];
+          appeared.insert(d->name);
+      for (std::string_view name : appeared) {
+        std::string_view best;
+        double best_share = kRenameShare;
+        for (std::string_view old_name : gone) {
+          const double share = kept_share(lines_of(before, old_name), lines_of(after, name),
+                                          old_name, name);
+          if (share >= best_share) best_share = share, best = old_name;
+        }
+        if (!best.empty()) tracked_[std::string(best)] = tracked_[std::string(name)];
+      }
     }
     for (const ChangedLine& l : f.removed) {
       const Definition* d = containing(before, l.line);

@@ -18,24 +18,6 @@ namespace hangscope::suspects_detail {
 
 namespace {
 
-// How much of a function's lines a rename keeps, at least.
-constexpr double kRenameShare = 0.5;
-
-// "int old(void)" -> "int new(void)": the name replaced where it is a word.
-std::string renamed_line(const std::string& line, std::string_view from, std::string_view to) {
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
-  std::string out;
-  size_t p = 0;
-  for (size_t f; (f = line.find(from, p)) != std::string::npos; p = f + from.size()) {
-    const bool word = (f == 0 || !ident(line[f - 1])) &&
-                      (f + from.size() == line.size() || !ident(line[f + from.size()]));
-    out.append(line, p, f - p);
-    out.append(word ? to : from);
-  }
-  out.append(line, p);
-  return out;
-}
-
 class FileLines {
  public:
   explicit FileLines(const KernelTree& tree) : tree_(tree) {}
@@ -127,11 +109,7 @@ std::optional<Rename> renamed_from(const std::string& name, const Location& newe
                     [&](const Definition& a) { return a.name == d.name; }))
       continue;
     Location at{newer.file, d.begin, d.end, d.is_static};
-    std::vector<std::string> theirs = old_lines.body(at);
-    for (std::string& l : theirs) l = renamed_line(l, d.name, name);
-    LineDiff diff = unified_diff(theirs, mine, 1, 1);
-    const double common = static_cast<double>(theirs.size() - diff.removed);
-    const double share = common / static_cast<double>(std::max(theirs.size(), mine.size()));
+    const double share = kept_share(old_lines.body(at), mine, d.name, name);
     if (share >= best_share) {
       best_share = share;
       best = Rename{std::string(d.name), at};

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <dtl/dtl.hpp>
 
 namespace hangscope::suspects_detail {
@@ -32,6 +34,34 @@ LineDiff unified_diff(const std::vector<std::string>& before, const std::vector<
     for (const auto& e : h.common[1]) line(e);
   }
   return out;
+}
+
+namespace {
+
+// "int old(void)" -> "int new(void)": the name replaced where it is a word.
+std::string renamed_line(const std::string& line, std::string_view from, std::string_view to) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::string out;
+  size_t p = 0;
+  for (size_t f; (f = line.find(from, p)) != std::string::npos; p = f + from.size()) {
+    const bool word = (f == 0 || !ident(line[f - 1])) &&
+                      (f + from.size() == line.size() || !ident(line[f + from.size()]));
+    out.append(line, p, f - p);
+    out.append(word ? to : from);
+  }
+  out.append(line, p);
+  return out;
+}
+
+}  // namespace
+
+double kept_share(std::vector<std::string> before, const std::vector<std::string>& after,
+                  std::string_view from, std::string_view to) {
+  if (before.empty() || after.empty()) return 0;
+  for (std::string& l : before) l = renamed_line(l, from, to);
+  LineDiff d = unified_diff(before, after, 1, 1);
+  const double common = static_cast<double>(before.size() - d.removed);
+  return common / static_cast<double>(std::max(before.size(), after.size()));
 }
 
 }  // namespace hangscope::suspects_detail
