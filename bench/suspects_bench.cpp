@@ -52,7 +52,8 @@ void run_stage(benchmark::State& state, const KernelSource& source) {
   Capture capture;
   read_input(kSeedStacks, "", capture);
   Analysis analysis = analyze(capture);
-  WeightedFrames frames = frames_of_report(capture, analysis, builtin_rules(), builtin_frame_classes());
+  WeightedFrames frames =
+      frames_of_report(capture, analysis, builtin_rules(), builtin_frame_classes());
   SuspectsOptions options;
   options.cache_dir = default_suspects_cache_dir();
   find_suspects(frames, source, options);  // the indexes made once, outside the timing

@@ -58,12 +58,12 @@ void add_suspects_options(CLI::App& cmd, SuspectsArgs& args) {
                    "groups that grew (report: the dominant groups), by the blocked threads they "
                    "explain; with --kernel-git and --range, or --kernel-src")
           ->group(kSuspectsOptions);
-  CLI::Option* git = cmd.add_option("--kernel-git", args.kernel_git,
-                                    "--suspects: a git repository of the kernel")
-                         ->type_name("DIR")
-                         ->check(CLI::ExistingDirectory)
-                         ->group(kSuspectsOptions)
-                         ->needs(suspects);
+  CLI::Option* git =
+      cmd.add_option("--kernel-git", args.kernel_git, "--suspects: a git repository of the kernel")
+          ->type_name("DIR")
+          ->check(CLI::ExistingDirectory)
+          ->group(kSuspectsOptions)
+          ->needs(suspects);
   CLI::Option* range = cmd.add_option("--range", args.range,
                                       "--suspects: the commits of --kernel-git to look in, "
                                       "from the good one to the bad one")
@@ -82,8 +82,8 @@ void add_suspects_options(CLI::App& cmd, SuspectsArgs& args) {
       ->excludes(git);
   cmd.parse_complete_callback([&args] {
     if (args.enabled && args.kernel_git.empty() && args.kernel_src.empty())
-      throw CLI::ValidationError("--suspects",
-                                 "needs --kernel-git DIR --range A..B or --kernel-src OLD_DIR NEW_DIR");
+      throw CLI::ValidationError(
+          "--suspects", "needs --kernel-git DIR --range A..B or --kernel-src OLD_DIR NEW_DIR");
   });
 }
 

@@ -29,8 +29,10 @@ void suspects_html(std::string& html, const SuspectsResult& r) {
     for (size_t i = 0; i < r.suspects.size(); ++i) {
       const Suspect& s = r.suspects[i];
       std::string frames;
-      for (const TouchedFrame& t : s.frames) frames += (frames.empty() ? "" : ", ") + touched_words(t);
-      const std::string second = commits ? s.subject : (s.new_file.empty() ? s.old_file : s.new_file);
+      for (const TouchedFrame& t : s.frames)
+        frames += (frames.empty() ? "" : ", ") + touched_words(t);
+      const std::string second =
+          commits ? s.subject : (s.new_file.empty() ? s.old_file : s.new_file);
       fmt::format_to(out,
                      "<tr><td class=\"num\">{}</td><td><code>{}</code></td><td>{}</td>"
                      "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">+{} -{}"
@@ -55,7 +57,8 @@ void suspects_html(std::string& html, const SuspectsResult& r) {
     std::string files;
     for (const std::string& p : f.files) files += (files.empty() ? "" : " ") + p;
     fmt::format_to(out, "<li><code>{}</code> {} — {}</li>\n", xml_text(f.function),
-                   suspects_weight_words(r.unit, f.weight), xml_text(files.empty() ? "nowhere" : files));
+                   suspects_weight_words(r.unit, f.weight),
+                   xml_text(files.empty() ? "nowhere" : files));
   }
   fmt::format_to(out, "</ul></details>\n</section>\n");
 }

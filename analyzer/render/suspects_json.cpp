@@ -15,7 +15,9 @@ std::string_view unit_name(FrameWeightUnit u) {
 }
 
 std::string_view from_name(FramesFrom f) {
-  return f == FramesFrom::regressions ? "regressions" : f == FramesFrom::growth ? "growth" : "dominant";
+  return f == FramesFrom::regressions ? "regressions"
+         : f == FramesFrom::growth    ? "growth"
+                                      : "dominant";
 }
 
 std::string_view problem_name(SuspectsProblemKind k) {
@@ -33,8 +35,9 @@ std::string_view problem_name(SuspectsProblemKind k) {
 }
 
 json touched(const TouchedFrame& t) {
-  return {{"function", t.function}, {"file", t.file},        {"weight", t.weight},
-          {"added", t.added},       {"removed", t.removed},  {"call", call_change_name(t.call)},
+  return {{"function", t.function}, {"file", t.file},
+          {"weight", t.weight},     {"added", t.added},
+          {"removed", t.removed},   {"call", call_change_name(t.call)},
           {"callee", t.callee},     {"call_weight", t.call_weight},
           {"created", t.created},   {"deleted", t.deleted}};
 }
@@ -68,8 +71,10 @@ json suspect(const Suspect& s, size_t rank) {
 }  // namespace
 
 json suspects_json(const SuspectsResult& r) {
-  json source = r.source.git() ? json{{"kind", "git"}, {"git_dir", r.source.git_dir}, {"range", r.source.range}}
-                               : json{{"kind", "trees"}, {"old_dir", r.source.old_dir}, {"new_dir", r.source.new_dir}};
+  json source =
+      r.source.git()
+          ? json{{"kind", "git"}, {"git_dir", r.source.git_dir}, {"range", r.source.range}}
+          : json{{"kind", "trees"}, {"old_dir", r.source.old_dir}, {"new_dir", r.source.new_dir}};
   json frames = json::array();
   for (const ResolvedFrame& f : r.frames)
     frames.push_back({{"function", f.function},

@@ -26,7 +26,8 @@ void table(Out out, const SuspectsResult& r) {
   size_t name_width = commits ? 12 : 8, file_width = 4;
   for (const Suspect& s : r.suspects) {
     name_width = std::max(name_width, suspect_name(s).size());
-    if (!commits) file_width = std::max(file_width, (s.new_file.empty() ? s.old_file : s.new_file).size());
+    if (!commits)
+      file_width = std::max(file_width, (s.new_file.empty() ? s.old_file : s.new_file).size());
   }
   fmt::format_to(out, "\n  {:>2}  {:<{}}  {:<{}}  {:>7} {:>7}  {:<11}  {}\n", "#",
                  commits ? "COMMIT" : "FUNCTION", name_width, commits ? "DATE" : "FILE",
@@ -67,7 +68,8 @@ void frames(Out out, const SuspectsResult& r) {
       files += ")";
     }
     if (f.by == ResolvedBy::nowhere) files = "nowhere";
-    if (f.by == ResolvedBy::ambiguous) files += fmt::format(" ({} definitions of the name)", f.candidates);
+    if (f.by == ResolvedBy::ambiguous)
+      files += fmt::format(" ({} definitions of the name)", f.candidates);
     fmt::format_to(out, "  {:<{}}  {:>7}  {}\n", f.function, width,
                    suspects_weight_words(r.unit, f.weight), files);
   }

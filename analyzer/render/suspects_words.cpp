@@ -59,8 +59,9 @@ std::string suspects_heading(const SuspectsResult& s) {
           : fmt::format("the functions that differ between {}{} and {}{} among", s.source.old_dir,
                         s.old_version.empty() ? "" : " (" + s.old_version + ")", s.source.new_dir,
                         s.new_version.empty() ? "" : " (" + s.new_version + ")");
-  return fmt::format("{} the frames of {} ({}) and of their holders, weighed by the {} they explain",
-                     what, of, groups, suspects_unit_words(s.unit));
+  return fmt::format(
+      "{} the frames of {} ({}) and of their holders, weighed by the {} they explain", what, of,
+      groups, suspects_unit_words(s.unit));
 }
 
 std::string suspects_figures(const SuspectsResult& s) {

@@ -23,7 +23,7 @@ bool ident_char(char c) {
 // the name ("__printf(2, 3) void foo(...)", "SEC(\"kprobe\") int prog(...)").
 bool attribute_like(std::string_view id) {
   static constexpr std::array<std::string_view, 10> kNames = {
-      "__printf", "__scanf", "__section", "__aligned", "__alloc_size",
+      "__printf", "__scanf",     "__section",  "__aligned",  "__alloc_size",
       "SEC",      "__must_hold", "__acquires", "__releases", "__cond_acquires"};
   if (id.starts_with("__attribute")) return true;
   return std::find(kNames.begin(), kNames.end(), id) != kNames.end();
@@ -62,8 +62,10 @@ bool parse_head(std::string_view raw, uint32_t first_line, Head& out) {
     if (line_start && c == '#') {  // a directive, with its continuations
       for (; i < raw.size() && !(raw[i] == '\n' && raw[i - 1] != '\\'); ++i) {
         line_of[i] = line;
-        if (raw[i] == '\n') ++line;
-        else clean[i] = '#';  // not blank: a directive is part of what follows
+        if (raw[i] == '\n')
+          ++line;
+        else
+          clean[i] = '#';  // not blank: a directive is part of what follows
       }
       --i;
       continue;
@@ -150,9 +152,9 @@ bool parse_head(std::string_view raw, uint32_t first_line, Head& out) {
 std::vector<Definition> scan_definitions(std::string_view text) {
   std::vector<Definition> defs;
   int depth = 0, paren = 0;
-  size_t head_start = 0;       // after the last declaration's end at file level
+  size_t head_start = 0;  // after the last declaration's end at file level
   uint32_t head_line = 1;
-  size_t stmt_end = 0;         // after the last ';' or '}' at any depth
+  size_t stmt_end = 0;  // after the last ';' or '}' at any depth
   uint32_t stmt_line = 1;
   uint32_t line = 1;
   bool line_start = true;

@@ -13,6 +13,8 @@
 //   A file renamed unchanged has no changed lines at all.
 // - A merge counts the lines of its own resolution only (its combined diff): what it
 //   brought in is counted on the commits that made it.
+#include "git_changes.hpp"
+
 #include <algorithm>
 #include <list>
 #include <memory>
@@ -20,7 +22,6 @@
 #include <unordered_map>
 
 #include "definitions.hpp"
-#include "git_changes.hpp"
 #include "git_log.hpp"
 #include "git_process.hpp"
 #include "unified_diff.hpp"
@@ -81,7 +82,8 @@ const Definition* containing(const ScannedBlob& b, uint32_t line) {
 }
 
 bool defines(const ScannedBlob& b, std::string_view name) {
-  return std::any_of(b.defs.begin(), b.defs.end(), [&](const Definition& d) { return d.name == name; });
+  return std::any_of(b.defs.begin(), b.defs.end(),
+                     [&](const Definition& d) { return d.name == name; });
 }
 
 // The lines of a function's definitions in a version of a file.
@@ -159,8 +161,7 @@ class HistoryReader {
         auto w = in_.weights.find(frame);
         t.frame.weight = w == in_.weights.end() ? 0 : w->second;
       }
-      if (touched_here.insert(frame).second)
-        t.diff += "@@ " + path + ": " + frame + " @@\n";
+      if (touched_here.insert(frame).second) t.diff += "@@ " + path + ": " + frame + " @@\n";
       return t;
     };
     // Renames: a function gone from the file where a weighed one appeared, joined by the
@@ -180,8 +181,8 @@ class HistoryReader {
         std::string_view best;
         double best_share = kRenameShare;
         for (std::string_view old_name : gone) {
-          const double share = kept_share(lines_of(before, old_name), lines_of(after, name),
-                                          old_name, name);
+          const double share =
+              kept_share(lines_of(before, old_name), lines_of(after, name), old_name, name);
           if (share >= best_share) best_share = share, best = old_name;
         }
         if (!best.empty()) tracked_[std::string(best)] = tracked_[std::string(name)];
@@ -258,11 +259,18 @@ GitChanges git_changes(const GitChangesInput& in) {
   std::set<std::string> paths;
   for (const auto& [frame, files] : in.files) paths.insert(files.begin(), files.end());
   if (paths.empty()) return out;
-  std::vector<std::string> args = {"log",         "--topo-order",   "-M",        "--cc",
-                                   "-U0",         "--no-color",     "--no-ext-diff",
-                                   "--full-index", "--date=short",
+  std::vector<std::string> args = {"log",
+                                   "--topo-order",
+                                   "-M",
+                                   "--cc",
+                                   "-U0",
+                                   "--no-color",
+                                   "--no-ext-diff",
+                                   "--full-index",
+                                   "--date=short",
                                    "--format=" + std::string(log_format()),
-                                   in.a_id + ".." + in.b_id, "--"};
+                                   in.a_id + ".." + in.b_id,
+                                   "--"};
   args.insert(args.end(), paths.begin(), paths.end());
   ProcessResult log = run_git(in.git_dir, args);
   if (log.status != 0) {

@@ -113,9 +113,12 @@ std::vector<LogCommit> parse_log(std::string_view text) {
     if (!in_hunk || line.size() < parents) continue;
     std::string_view marks = line.substr(0, parents), content = line.substr(parents);
     if (parents == 1) {
-      if (marks[0] == '-') file->removed.push_back({old_line++, content});
-      else if (marks[0] == '+') file->added.push_back({new_line++, content});
-      else if (marks[0] == ' ') ++old_line, ++new_line;
+      if (marks[0] == '-')
+        file->removed.push_back({old_line++, content});
+      else if (marks[0] == '+')
+        file->added.push_back({new_line++, content});
+      else if (marks[0] == ' ')
+        ++old_line, ++new_line;
       continue;
     }
     // Combined: a line some parent lacks is in the result; one with a '-' is not.

@@ -15,7 +15,7 @@ namespace hangscope::suspects_detail {
 class KernelTree {
  public:
   virtual ~KernelTree() = default;
-  const std::string& name() const { return name_; }  // as given: a directory, a revision
+  const std::string& name() const { return name_; }        // as given: a directory, a revision
   const std::string& version() const { return version_; }  // "6.12.118", from the Makefile
   // The C sources and headers of the kernel proper (not tools/, scripts/, samples/,
   // Documentation/ or usr/: user-space programs whose names would shadow the kernel's).

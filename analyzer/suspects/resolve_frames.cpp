@@ -26,7 +26,8 @@ double nearness(const std::string& candidate, const std::string& neighbour) {
   return top2(candidate) == top2(neighbour) ? 1 : 0;
 }
 
-std::vector<Location> in_files(const std::vector<Location>& locs, const std::set<std::string>& files) {
+std::vector<Location> in_files(const std::vector<Location>& locs,
+                               const std::set<std::string>& files) {
   std::vector<Location> out;
   for (const Location& l : locs)
     if (files.count(l.file)) out.push_back(l);

@@ -3,6 +3,8 @@
 // the two trees, ranked, and the bisect's paths. What cannot be done (a tree that is not
 // a kernel's, a range that does not resolve, a function defined nowhere) is a problem
 // of the result, never an exception: the report or diff it goes with is written anyway.
+#include "hangscope/suspects.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -11,7 +13,6 @@
 #include "definition_index.hpp"
 #include "git_changes.hpp"
 #include "git_process.hpp"
-#include "hangscope/suspects.hpp"
 #include "kernel_tree.hpp"
 #include "resolve_frames.hpp"
 #include "tree_changes.hpp"
@@ -24,7 +25,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // "v6.12" for "6.12.118": the release both trees' stable series started from, a tag of
 // the mainline history a bisect runs on.
@@ -110,6 +113,23 @@ class Finder {
     r_.frame_paths.assign(paths.begin(), paths.end());
   }
 
+  // The weighed frames found in both ends' indexes.
+  struct Found {
+    sd::Definitions old_defs;
+    sd::Resolutions new_res, old_res;
+  };
+  Found find_frames(const sd::KernelTree& older, const sd::KernelTree& newer) {
+    r_.old_version = older.version();
+    r_.new_version = newer.version();
+    Found f;
+    const sd::Definitions new_defs = index(newer);
+    f.old_defs = index(older);
+    f.new_res = sd::resolve_frames(frames_, new_defs);
+    f.old_res = sd::resolve_frames(frames_, f.old_defs);
+    resolved(f.new_res, &f.old_res);
+    return f;
+  }
+
   // "A..B": both ends resolved to commits.
   bool resolve_range() {
     const std::string& range = source_.range;
@@ -131,7 +151,8 @@ class Finder {
       sd::ProcessResult c =
           sd::run_git(source_.git_dir, {"rev-parse", "--verify", "-q", *name + "^{commit}"});
       if (c.status != 0) {
-        problem(SuspectsProblemKind::bad_range, range, *name + " is not a commit of " + source_.git_dir);
+        problem(SuspectsProblemKind::bad_range, range,
+                *name + " is not a commit of " + source_.git_dir);
         return false;
       }
       *id = sd::first_line(c.out);
@@ -146,25 +167,21 @@ class Finder {
     if (!newer) return problem(SuspectsProblemKind::not_a_kernel_tree, source_.git_dir, why);
     auto older = sd::open_git_tree(source_.git_dir, r_.old_name, r_.old_id, why);
     if (!older) return problem(SuspectsProblemKind::not_a_kernel_tree, source_.git_dir, why);
-    r_.new_version = newer->version();
-    r_.old_version = older->version();
-    sd::Definitions new_defs = index(*newer), old_defs = index(*older);
-    sd::Resolutions new_res = sd::resolve_frames(frames_, new_defs);
-    sd::Resolutions old_res = sd::resolve_frames(frames_, old_defs);
-    resolved(new_res, &old_res);
+    const Found found = find_frames(*older, *newer);
     sd::GitChangesInput in;
     in.git_dir = source_.git_dir;
     in.a_id = r_.old_id;
     in.b_id = r_.new_id;
     in.weights = weights_;
     in.callees = sd::callees_of(frames_);
-    for (const auto* res : {&new_res, &old_res})
+    for (const auto* res : {&found.new_res, &found.old_res})
       for (const auto& [name, r] : *res)
         for (const std::string& f : r.files()) in.files[name].insert(f);
     if (options_.progress) {
       std::set<std::string> files;
       for (const auto& [name, fs] : in.files) files.insert(fs.begin(), fs.end());
-      options_.progress({"reading the history of " + std::to_string(files.size()) + " files", 0, 0});
+      options_.progress(
+          {"reading the history of " + std::to_string(files.size()) + " files", 0, 0});
     }
     sd::GitChanges changes = sd::git_changes(in);
     if (!changes.error.empty())
@@ -184,14 +201,9 @@ class Finder {
     if (!older) problem(SuspectsProblemKind::not_a_kernel_tree, source_.old_dir, why_old);
     if (!newer) problem(SuspectsProblemKind::not_a_kernel_tree, source_.new_dir, why_new);
     if (!older || !newer) return;
-    r_.old_version = older->version();
-    r_.new_version = newer->version();
-    sd::Definitions new_defs = index(*newer), old_defs = index(*older);
-    sd::Resolutions new_res = sd::resolve_frames(frames_, new_defs);
-    sd::Resolutions old_res = sd::resolve_frames(frames_, old_defs);
-    resolved(new_res, &old_res);
-    sd::TreeChangesInput in{*older, *newer, old_res, new_res, old_defs, weights_,
-                            sd::callees_of(frames_)};
+    const Found found = find_frames(*older, *newer);
+    sd::TreeChangesInput in{*older,         *newer,   found.old_res,          found.new_res,
+                            found.old_defs, weights_, sd::callees_of(frames_)};
     sd::TreeChanges changes = sd::tree_changes(in);
     r_.examined = changes.examined;
     r_.suspects = std::move(changes.suspects);
@@ -215,8 +227,10 @@ SuspectsResult find_suspects(const WeightedFrames& frames, const KernelSource& s
 }
 
 std::string default_suspects_cache_dir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return std::string(xdg) + "/hangscope";
-  if (const char* home = std::getenv("HOME"); home && *home) return std::string(home) + "/.cache/hangscope";
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return std::string(xdg) + "/hangscope";
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return std::string(home) + "/.cache/hangscope";
   return "";
 }
 

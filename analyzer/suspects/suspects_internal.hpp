@@ -29,9 +29,8 @@ using Aliases = std::map<std::string, std::string>;
 // holds every line of the function before, where known; else the removed lines). A call
 // of the callee under an older name (`aliases`) is the same call, changed.
 template <typename Lines>
-void weigh_calls(TouchedFrame& t, const Callees& callees, const Lines& removed,
-                 const Lines& added, const Lines* before = nullptr,
-                 const Aliases* aliases = nullptr) {
+void weigh_calls(TouchedFrame& t, const Callees& callees, const Lines& removed, const Lines& added,
+                 const Lines* before = nullptr, const Aliases* aliases = nullptr) {
   auto it = callees.find(t.function);
   if (it == callees.end()) return;
   for (const auto& [callee, weight] : it->second) {

@@ -11,7 +11,6 @@
 #include <unordered_map>
 
 #include "definitions.hpp"
-
 #include "unified_diff.hpp"
 
 namespace hangscope::suspects_detail {
@@ -128,7 +127,8 @@ TreeChanges tree_changes(const TreeChangesInput& in) {
   Aliases aliases;
   for (const auto& [name, weight] : in.weights) {
     auto nr = in.new_res.find(name);
-    std::vector<Location> newer = nr == in.new_res.end() ? std::vector<Location>{} : nr->second.chosen;
+    std::vector<Location> newer =
+        nr == in.new_res.end() ? std::vector<Location>{} : nr->second.chosen;
     std::vector<Location> before = older(name, newer, in);
     if (before.empty() && newer.size() == 1)
       if (std::optional<Rename> r = renamed_from(name, newer.front(), old_lines, new_lines)) {

@@ -74,8 +74,9 @@ class Gatherer {
       for (auto& [v, g] : gs) wf.groups.push_back(g);
       w.frames.push_back(std::move(wf));
     }
-    std::stable_sort(w.frames.begin(), w.frames.end(),
-                     [](const WeightedFrame& a, const WeightedFrame& b) { return a.weight > b.weight; });
+    std::stable_sort(
+        w.frames.begin(), w.frames.end(),
+        [](const WeightedFrame& a, const WeightedFrame& b) { return a.weight > b.weight; });
     return w;
   }
 

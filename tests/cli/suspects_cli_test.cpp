@@ -69,7 +69,8 @@ TEST(SuspectsCli, ReportRanksTheCommitsAndPrintsTheBisect) {
   size_t table = r.out.find("COMMIT");
   ASSERT_NE(table, std::string::npos) << r.out;
   // The first row is the commit that adds ovl_copy_up_metadata's call to ovl_sync_file.
-  const std::string row = r.out.substr(table, r.out.find("\n", r.out.find("\n", table) + 1) - table);
+  const std::string row =
+      r.out.substr(table, r.out.find("\n", r.out.find("\n", table) + 1) - table);
   EXPECT_NE(row.find(c.repo.id("c2").substr(0, 12)), std::string::npos) << row;
   EXPECT_NE(row.find("adds the call to ovl_sync_file"), std::string::npos) << row;
   EXPECT_NE(r.out.find("git bisect start v6.12 v6.6 -- "), std::string::npos);
@@ -85,7 +86,8 @@ TEST(SuspectsCli, ReportRanksTheCommitsAndPrintsTheBisect) {
   EXPECT_EQ(s["suspects"][0]["commit"], c.repo.id("c2"));
   EXPECT_EQ(s["suspects"][0]["rank"], 1);
   EXPECT_EQ(s["index_cached"], true);  // the text run made it
-  EXPECT_EQ(s["bisect"]["command"].get<std::string>().rfind("git bisect start v6.12 v6.6 -- ", 0), 0u);
+  EXPECT_EQ(s["bisect"]["command"].get<std::string>().rfind("git bisect start v6.12 v6.6 -- ", 0),
+            0u);
   EXPECT_TRUE(s["problems"].empty());
 }
 
@@ -113,7 +115,8 @@ TEST(SuspectsCli, DiffTakesTheGroupsThatGrewAndShowsThemBesideTheFlamegraph) {
   ASSERT_EQ(h.status, 0) << h.err;
   size_t beside = h.out.find("<div class=\"beside\">");
   ASSERT_NE(beside, std::string::npos);
-  size_t flame = h.out.find("id=\"flamegraph\"", beside), suspects = h.out.find("id=\"suspects\"", beside);
+  size_t flame = h.out.find("id=\"flamegraph\"", beside),
+         suspects = h.out.find("id=\"suspects\"", beside);
   EXPECT_NE(flame, std::string::npos);
   EXPECT_NE(suspects, std::string::npos);
   EXPECT_NE(h.out.find("git bisect start v6.12 v6.6 --"), std::string::npos);
@@ -139,12 +142,13 @@ TEST(SuspectsCli, BadInputOneLineEachAndTheReportStillWritten) {
   Cli c;
   // A tree that is not a kernel tree.
   std::filesystem::create_directories(c.tmp.file("plain"));
-  RunResult tree = c.hangscope({"report", c.stacks, "--suspects", "--kernel-src",
-                                c.tmp.file("plain"), c.repo.dir()});
+  RunResult tree = c.hangscope(
+      {"report", c.stacks, "--suspects", "--kernel-src", c.tmp.file("plain"), c.repo.dir()});
   EXPECT_EQ(tree.status, 1);
   EXPECT_NE(tree.out.find("hangscope report:"), std::string::npos);
   size_t said = 0;
-  for (const std::string& l : lines(tree.err)) said += l.find("not a kernel tree") != std::string::npos;
+  for (const std::string& l : lines(tree.err))
+    said += l.find("not a kernel tree") != std::string::npos;
   EXPECT_EQ(said, 1u) << tree.err;
   EXPECT_NE(tree.err.find(c.tmp.file("plain") + " is not a kernel tree: no top-level Makefile"),
             std::string::npos)

@@ -93,8 +93,8 @@ class KernelRepo {
            ";\n\n\twait_event(journal->j_wait_done_commit, "
            "!tid_gt(tid, journal->j_commit_sequence));\n\treturn err;\n}\n\n"
            "int jbd2_journal_force_commit(journal_t *journal)\n{\n"
-           "\ttid_t tid = journal->j_commit_request;\n\n\treturn " + wait +
-           "(journal, tid);\n}\n\nstatic void do_sync(journal_t *journal)\n{\n\t" + flag +
+           "\ttid_t tid = journal->j_commit_request;\n\n\treturn " +
+           wait + "(journal, tid);\n}\n\nstatic void do_sync(journal_t *journal)\n{\n\t" + flag +
            "\n}\n";
   }
   static std::string fsync(const std::string& comment) {
@@ -118,7 +118,8 @@ class KernelRepo {
   }
   static std::string mkdirat(const std::string& lookup) {
     return "int do_mkdirat(int dfd, struct filename *name, umode_t mode)\n{\n"
-           "\tstruct dentry *dentry = " + lookup + ";\n\n\treturn vfs_mkdir(NULL, dentry, mode);\n}\n";
+           "\tstruct dentry *dentry = " +
+           lookup + ";\n\n\treturn vfs_mkdir(NULL, dentry, mode);\n}\n";
   }
   static std::string namei(bool with_mkdirat, const std::string& lookup) {
     std::string s =
@@ -136,18 +137,17 @@ class KernelRepo {
     std::ofstream(p) << text;
   }
   RunResult git(std::vector<std::string> args) {
-    std::vector<std::string> all = {"env",
-                                    "GIT_AUTHOR_NAME=A U Thor",
-                                    "GIT_AUTHOR_EMAIL=author@example.org",
-                                    "GIT_COMMITTER_NAME=A U Thor",
-                                    "GIT_COMMITTER_EMAIL=author@example.org",
-                                    "GIT_AUTHOR_DATE=2024-01-0" + std::to_string(1 + step_ % 9) +
-                                        "T12:00:00Z",
-                                    "GIT_COMMITTER_DATE=2024-01-0" + std::to_string(1 + step_ % 9) +
-                                        "T12:00:00Z",
-                                    "git",
-                                    "-C",
-                                    dir_};
+    std::vector<std::string> all = {
+        "env",
+        "GIT_AUTHOR_NAME=A U Thor",
+        "GIT_AUTHOR_EMAIL=author@example.org",
+        "GIT_COMMITTER_NAME=A U Thor",
+        "GIT_COMMITTER_EMAIL=author@example.org",
+        "GIT_AUTHOR_DATE=2024-01-0" + std::to_string(1 + step_ % 9) + "T12:00:00Z",
+        "GIT_COMMITTER_DATE=2024-01-0" + std::to_string(1 + step_ % 9) + "T12:00:00Z",
+        "git",
+        "-C",
+        dir_};
     all.insert(all.end(), args.begin(), args.end());
     return run(all);
   }

@@ -27,64 +27,70 @@ std::string names(const std::vector<Definition>& defs) {
 
 TEST(SuspectsDefinitions, KernelStyleFunctionsWithTheirLines) {
   const char* text =
-      "// SPDX-License-Identifier: GPL-2.0\n"           // 1
-      "#include <linux/fs.h>\n"                          // 2
-      "static const struct file_operations fops = {\n"   // 3: an initializer
-      "\t.open = foo_open,\n"                            // 4
-      "};\n"                                             // 5
-      "\n"                                               // 6
-      "/* a comment with a { brace */\n"                 // 7
-      "static int\n"                                     // 8
-      "foo_open(struct inode *inode, struct file *f)\n"  // 9
-      "{\n"                                              // 10
-      "\tif (inode) {\n"                                 // 11
-      "\t\treturn '}';\n"                                // 12
-      "\t}\n"                                            // 13
-      "\treturn strlen(\"}\");\n"                        // 14
-      "}\n"                                              // 15
+      "// SPDX-License-Identifier: GPL-2.0\n"                               // 1
+      "#include <linux/fs.h>\n"                                             // 2
+      "static const struct file_operations fops = {\n"                      // 3: an initializer
+      "\t.open = foo_open,\n"                                               // 4
+      "};\n"                                                                // 5
+      "\n"                                                                  // 6
+      "/* a comment with a { brace */\n"                                    // 7
+      "static int\n"                                                        // 8
+      "foo_open(struct inode *inode, struct file *f)\n"                     // 9
+      "{\n"                                                                 // 10
+      "\tif (inode) {\n"                                                    // 11
+      "\t\treturn '}';\n"                                                   // 12
+      "\t}\n"                                                               // 13
+      "\treturn strlen(\"}\");\n"                                           // 14
+      "}\n"                                                                 // 15
       "struct dentry *lock_rename(struct dentry *p1, struct dentry *p2)\n"  // 16
-      "\t__acquires(rename_lock)\n"                                        // 17
-      "{\n"                                                                // 18
-      "\treturn NULL;\n"                                                   // 19
-      "}\n";                                                               // 20
+      "\t__acquires(rename_lock)\n"                                         // 17
+      "{\n"                                                                 // 18
+      "\treturn NULL;\n"                                                    // 19
+      "}\n";                                                                // 20
   EXPECT_EQ(names(scan_definitions(text)), "foo_open:8-15s lock_rename:16-20 ");
 }
 
 TEST(SuspectsDefinitions, MacrosDirectivesAndIfdefAlternatives) {
   const char* text =
-      "#define WAIT(x) do { if (x) {\n"     // 1: a #define's unbalanced braces
-      "#define DONE } } while (0)\n"        // 2
+      "#define WAIT(x) do { if (x) {\n"                  // 1: a #define's unbalanced braces
+      "#define DONE } } while (0)\n"                     // 2
       "DEFINE_FREE(put, struct x *, if (_T) put(_T))\n"  // 3: a macro without ';'
-      "\n"                                  // 4
+      "\n"                                               // 4
       "__printf(2, 3) void log_it(int level, const char *fmt, ...)\n"  // 5
-      "{\n"                                 // 6
-      "}\n"                                 // 7
-      "#ifdef CONFIG_X\n"                   // 8
-      "static inline int helper(void)\n"    // 9
-      "#else\n"                             // 10
-      "static inline int helper(int y)\n"   // 11
-      "#endif\n"                            // 12
-      "{\n"                                 // 13
-      "#ifdef CONFIG_Y\n"                   // 14
-      "\tif (a) {\n"                        // 15: #if branches that leave a brace open
-      "#else\n"                             // 16
-      "\tif (b) {\n"                        // 17
-      "#endif\n"                            // 18
-      "\t\treturn 1;\n"                     // 19
-      "\t}\n"                               // 20
-      "\treturn 0;\n"                       // 21
-      "}\n"                                 // 22
-      "int after(void) { return 2; }\n";    // 23
+      "{\n"                                                            // 6
+      "}\n"                                                            // 7
+      "#ifdef CONFIG_X\n"                                              // 8
+      "static inline int helper(void)\n"                               // 9
+      "#else\n"                                                        // 10
+      "static inline int helper(int y)\n"                              // 11
+      "#endif\n"                                                       // 12
+      "{\n"                                                            // 13
+      "#ifdef CONFIG_Y\n"                                              // 14
+      "\tif (a) {\n"                      // 15: #if branches that leave a brace open
+      "#else\n"                           // 16
+      "\tif (b) {\n"                      // 17
+      "#endif\n"                          // 18
+      "\t\treturn 1;\n"                   // 19
+      "\t}\n"                             // 20
+      "\treturn 0;\n"                     // 21
+      "}\n"                               // 22
+      "int after(void) { return 2; }\n";  // 23
   EXPECT_EQ(names(scan_definitions(text)), "log_it:5-7 helper:8-22s after:23-23 ");
 }
 
 TEST(SuspectsLog, PlainRenamedAndCombinedDiffs) {
   const std::string a(40, 'a'), b(40, 'b'), c(40, 'c'), z(40, '0');
   const std::string log =
-      "\x01" "1111\x02" "Ann\x02" "2024-07-01\x02" "ovl: fsync\n"
+      "\x01"
+      "1111\x02"
+      "Ann\x02"
+      "2024-07-01\x02"
+      "ovl: fsync\n"
       "\n"
       "diff --git a/fs/x.c b/fs/x.c\n"
-      "index " + a + ".." + b + " 100644\n"
+      "index " +
+      a + ".." + b +
+      " 100644\n"
       "--- a/fs/x.c\n"
       "+++ b/fs/x.c\n"
       "@@ -10,2 +10,3 @@ static int f(void)\n"
@@ -101,15 +107,23 @@ TEST(SuspectsLog, PlainRenamedAndCombinedDiffs) {
       "rename to fs/new.c\n"
       "diff --git a/fs/n.c b/fs/n.c\n"
       "new file mode 100644\n"
-      "index " + z + ".." + c + "\n"
+      "index " +
+      z + ".." + c +
+      "\n"
       "--- /dev/null\n"
       "+++ b/fs/n.c\n"
       "@@ -0,0 +1 @@\n"
       "+int n;\n"
-      "\x01" "2222\x02" "Linus\x02" "2024-07-02\x02" "Merge branch 'x'\n"
+      "\x01"
+      "2222\x02"
+      "Linus\x02"
+      "2024-07-02\x02"
+      "Merge branch 'x'\n"
       "\n"
       "diff --cc fs/x.c\n"
-      "index " + a + "," + b + ".." + c + "\n"
+      "index " +
+      a + "," + b + ".." + c +
+      "\n"
       "--- a/fs/x.c\n"
       "+++ b/fs/x.c\n"
       "@@@ -5,1 -5,1 +5,2 @@@\n"
@@ -163,7 +177,8 @@ TEST(SuspectsCalls, AWordFollowedByItsParenthesis) {
 // Two static functions named do_sync: the one in the file of the stack's other frames.
 TEST(SuspectsResolve, StaticsToldApartByNeighbouringFrames) {
   WeightedFrames frames;
-  frames.stacks.push_back({{"lock_rename", "do_sync", "ovl_copy_up_flags"}, 2, "vfs:rename-lock", false});
+  frames.stacks.push_back(
+      {{"lock_rename", "do_sync", "ovl_copy_up_flags"}, 2, "vfs:rename-lock", false});
   for (const char* f : {"lock_rename", "do_sync", "ovl_copy_up_flags", "unknown_fn"})
     frames.frames.push_back({f, 2, {"vfs:rename-lock"}});
   Definitions defs;

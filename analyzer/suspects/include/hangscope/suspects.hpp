@@ -29,7 +29,7 @@ namespace hangscope {
 struct WeightedStack {
   std::vector<std::string> frames;
   double weight = 0;
-  std::string group;  // the wait group whose threads it explains
+  std::string group;    // the wait group whose threads it explains
   bool holder = false;  // the stack of a holder of that group's wait, not its own
 };
 
@@ -85,10 +85,10 @@ struct SuspectsProgress {
 struct SuspectsOptions {
   // Where definition indexes are kept, one file per tree and commit; "" keeps none.
   std::string cache_dir;
-  unsigned threads = 0;            // 0: one per CPU
-  size_t max_suspects = 25;        // kept after ranking
-  size_t diffs = 3;                // suspects whose changed lines are kept (the top ones)
-  size_t bisect_suspects = 3;      // the top suspects whose files limit the bisect
+  unsigned threads = 0;        // 0: one per CPU
+  size_t max_suspects = 25;    // kept after ranking
+  size_t diffs = 3;            // suspects whose changed lines are kept (the top ones)
+  size_t bisect_suspects = 3;  // the top suspects whose files limit the bisect
   std::function<void(const SuspectsProgress&)> progress;
 };
 
@@ -113,7 +113,7 @@ enum class ResolvedBy : uint8_t { unique, neighbours, non_static, ambiguous, now
 struct ResolvedFrame {
   std::string function;
   double weight = 0;
-  std::vector<std::string> files;  // in the newer tree (B, or NEW_DIR)
+  std::vector<std::string> files;      // in the newer tree (B, or NEW_DIR)
   std::vector<std::string> old_files;  // in the older tree, where they differ
   ResolvedBy by = ResolvedBy::unique;
   size_t candidates = 0;  // definitions of that name in the tree
@@ -129,7 +129,7 @@ struct TouchedFrame {
   double weight = 0;
   uint32_t added = 0, removed = 0;  // lines of the function
   CallChange call = CallChange::none;
-  std::string callee;  // the next frame inward whose call it adds or changes
+  std::string callee;      // the next frame inward whose call it adds or changes
   double call_weight = 0;  // the blocked threads whose path goes through that call
   // The function is new (absent before) or gone (absent after).
   bool created = false, deleted = false;
@@ -172,7 +172,7 @@ struct SuspectsResult {
   std::string old_version, new_version;
   std::vector<ResolvedFrame> frames;  // heaviest first
   std::vector<Suspect> suspects;      // ranked, the most suspect first
-  size_t examined = 0;  // commits read (git) or functions compared (trees)
+  size_t examined = 0;                // commits read (git) or functions compared (trees)
   // `git bisect start BAD GOOD -- PATHS`: its ends (for trees, the release tags of their
   // versions) and the files of the top suspects.
   std::string bisect_bad, bisect_good;
