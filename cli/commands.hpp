@@ -11,6 +11,7 @@
 #include "hangscope/sampler.hpp"
 #include "input_options.hpp"
 #include "output_options.hpp"
+#include "suspects_options.hpp"
 
 namespace hangscope::cli {
 
@@ -25,6 +26,7 @@ struct ReportOptions {
   OutputOptions output;
   std::string split = "group";        // speedscope profiles: group | input
   std::string graph_layout = "auto";  // html: auto | dot | builtin
+  SuspectsArgs suspects;
 };
 
 struct RecordOptions {
@@ -58,6 +60,7 @@ struct DiffArgs {
   unsigned resamples = 2000;
   std::string basis = "auto";
   std::vector<std::string> fail_if_grows;  // GROUP[=AMOUNT], for git bisect run
+  SuspectsArgs suspects;
 };
 
 // record.cpp

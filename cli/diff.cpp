@@ -9,6 +9,7 @@
 #include "hangscope/diff_render.hpp"
 #include "hangscope/flame_compare.hpp"
 #include "hangscope/ingest.hpp"
+#include "hangscope/suspects.hpp"
 #include "output.hpp"
 
 namespace hangscope::cli {
@@ -49,12 +50,15 @@ CLI::App* add_diff(CLI::App& app, DiffArgs& opts) {
             }
           },
           "GROUP[=AMOUNT]"));
+  add_suspects_options(*cmd, opts.suspects);
   cmd->footer(
       "Examples:\n"
       "  hangscope diff --base storm-6.6.capture --target storm-6.12.capture\n"
       "  hangscope diff --base before-*.capture --target after-*.capture -f json -o diff.json\n"
       "  hangscope diff --base good-*.capture --target this-*.capture --fail-if-grows "
-      "'jbd2:*=0.5'");
+      "'jbd2:*=0.5'\n"
+      "  hangscope diff --base 6.6.capture --target 6.12.capture --suspects --kernel-git ~/linux "
+      "--range v6.6..v6.12");
   return cmd;
 }
 
@@ -81,9 +85,18 @@ int compare(const DiffArgs& opts) {
     options.fail_if_grows.push_back(parse_growth_limit(limit));
   DiffResult result = diff(DiffInput{base, a}, DiffInput{target, b}, options);
   FlameComparison flame = compare_flames(base, a, target, b, result.basis);
-  DiffReport report{result, Report{base, a}, Report{target, b}, flame};
+  // --suspects: the changes that touch the frames of what grew (analyzer/suspects/).
+  std::optional<SuspectsResult> suspects;
+  if (opts.suspects.enabled)
+    suspects = find_suspects_for(
+        opts.suspects,
+        frames_of_diff(DiffInput{base, a}, DiffInput{target, b}, result, FrameClasses(rules)),
+        opts.input.threads);
+  DiffReport report{result, Report{base, a}, Report{target, b}, flame,
+                    suspects ? &*suspects : nullptr};
   write_output(opts.output.output,
                find_diff_renderer(opts.output.format)->render(report, render_options(opts.output)));
+  if (suspects && suspects_input_failed(*suspects)) return kFailure;
   return opts.fail_if_grows.empty() ? kOk : bisect_exit_code(result.growth.verdict);
 }
 

@@ -6,6 +6,7 @@
 #include "hangscope/analysis.hpp"
 #include "hangscope/ingest.hpp"
 #include "hangscope/render.hpp"
+#include "hangscope/suspects.hpp"
 #include "output.hpp"
 
 namespace hangscope::cli {
@@ -46,6 +47,7 @@ CLI::App* add_report(CLI::App& app, ReportOptions& opts) {
   add_input_options(*cmd, opts.input);
   add_output_options(*cmd, opts.output, format_choices(renderers()));
   add_export_options(*cmd, opts);
+  add_suspects_options(*cmd, opts.suspects);
   cmd->footer(
       "Examples:\n"
       "  hangscope report storm.capture\n"
@@ -54,7 +56,8 @@ CLI::App* add_report(CLI::App& app, ReportOptions& opts) {
       "  cat /proc/*/task/*/stack | hangscope report -\n"
       "  hangscope report -f folded storm.capture | flamegraph.pl > storm.svg\n"
       "  hangscope report -f dot storm.capture | dot -Tsvg > waits.svg\n"
-      "  hangscope report --rules my-rules.toml hang.log");
+      "  hangscope report --rules my-rules.toml hang.log\n"
+      "  hangscope report hung-task.log --suspects --kernel-src linux-6.6 linux-6.12");
   return cmd;
 }
 
@@ -69,11 +72,20 @@ int report_with(const Capture& capture, const ReportOptions& opts, const RuleSet
   analysis_options.needs = renderer->needs();  // what the output draws, nothing else
   const RenderOptions render_options = report_render_options(opts);
   analysis_options.flame.min_share = renderer->flame_min_share(render_options);
+  // --suspects weighs the groups' stacks and their holders'.
+  if (opts.suspects.enabled) analysis_options.needs |= kNeedGraph | kNeedStacks;
   Analysis analysis = analyze(capture, analysis_options);
+  // --suspects: the changes that touch the dominant groups' frames (analyzer/suspects/).
+  std::optional<SuspectsResult> suspects;
+  if (opts.suspects.enabled)
+    suspects = find_suspects_for(
+        opts.suspects, frames_of_report(capture, analysis, rules, FrameClasses(rules)),
+        opts.input.threads);
   Output out(opts.output.output);
-  renderer->render_to(Report{capture, analysis}, render_options,
+  renderer->render_to(Report{capture, analysis, suspects ? &*suspects : nullptr}, render_options,
                       [&](std::string_view piece) { out.write(piece); });
   out.close();
+  if (suspects && suspects_input_failed(*suspects)) return kFailure;
   // The text report lists them; other outputs (folded stacks piped on) say them here.
   if (opts.output.format != "text")
     for (const SourceInfo& s : capture.sources)

@@ -23,6 +23,7 @@ add_executable(hangscope
   ${CMAKE_CURRENT_LIST_DIR}/output.cpp
   ${CMAKE_CURRENT_LIST_DIR}/input_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/output_options.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/suspects_options.cpp
   ${CMAKE_CURRENT_LIST_DIR}/version.cpp
   ${CMAKE_CURRENT_LIST_DIR}/features.cpp
   ${CMAKE_CURRENT_LIST_DIR}/completion_command.cpp

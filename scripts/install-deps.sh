@@ -8,7 +8,8 @@
 # prometheus (its server and promtool) is what the live test of watch's metrics scrapes
 # with (Boost.Beast, whose headers come with libboost-graph-dev, serves them); libncurses-dev draws top's full-screen view, and
 # tmux is the real terminal its live test drives; fio is the direct-I/O load of
-# fixtures/oncpu/make-fio-capture.sh.
+# fixtures/oncpu/make-fio-capture.sh. libdtl-dev (header-only) diffs two versions of a function and
+# git reads a kernel's history for --suspects (docs/suspects.md).
 set -eu
 PACKAGES="
   g++ cmake ninja-build pkg-config
@@ -20,6 +21,8 @@ PACKAGES="
   libtomlplusplus-dev
   libboost-graph-dev
   nlohmann-json3-dev
+  libdtl-dev
+  git
   zlib1g-dev
   libzstd-dev
   zstd

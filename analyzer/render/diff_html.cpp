@@ -6,6 +6,7 @@
 #include "diff_renderers.hpp"
 #include "diff_words.hpp"
 #include "flame_svg.hpp"
+#include "suspects_sections.hpp"
 #include "xml_text.hpp"
 
 namespace hangscope::render {
@@ -65,7 +66,10 @@ class DiffHtmlRenderer final : public DiffRenderer {
                    "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                    "<title>{}</title>\n<style>\n{}{}tr.grew td,tr.new td{{color:#a11}}"
-                   "tr.shrank td,tr.vanished td{{color:#13a}}</style>\n</head>\n<body>\n",
+                   "tr.shrank td,tr.vanished td{{color:#13a}}"
+                   ".beside{{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}}"
+                   ".beside>#flamegraph{{flex:3 1 720px;min-width:0}}"
+                   ".beside>#suspects{{flex:1 1 420px;min-width:0;overflow-x:auto}}</style>\n</head>\n<body>\n",
                    title, assets::report_css, assets::flamegraph_css);
     fmt::format_to(out,
                    "<header><h1>{}</h1>\n<ul class=\"inputs\"><li>base: {}</li>"
@@ -96,14 +100,21 @@ class DiffHtmlRenderer final : public DiffRenderer {
       rows_list(out, cpu, cpu.improvements, false);
       table(out, cpu, "on-CPU group", cpu.groups);
     }
+    // With suspects, they sit beside the flamegraph (below it on a narrow window).
+    fmt::format_to(out, "</section>\n{}", r.suspects ? "<div class=\"beside\">\n" : "");
     fmt::format_to(out,
-                   "</section>\n<section id=\"flamegraph\"><h2>Differential flamegraph</h2>\n"
+                   "<section id=\"flamegraph\"><h2>Differential flamegraph</h2>\n"
                    "<p class=\"hint\">The target's stacks; red where a path grew against the "
                    "base, blue where it shrank. Click to zoom; Ctrl-F searches.</p>\n");
     RenderOptions flame_opt = page_flame_options(opt);
     flame_opt.title = differential_title(r, opt);
     html += flame_svg(r.target, flame_opt, false, nullptr, &r.flame);
-    fmt::format_to(out, "</section>\n<script>\n{}</script>\n</body></html>\n",
+    fmt::format_to(out, "</section>\n");
+    if (r.suspects) {
+      suspects_html(html, *r.suspects);
+      fmt::format_to(out, "</div>\n");
+    }
+    fmt::format_to(out, "<script>\n{}</script>\n</body></html>\n",
                    assets::flamegraph_js);
     return html;
   }

@@ -5,6 +5,7 @@
 
 #include "diff_renderers.hpp"
 #include "diff_words.hpp"
+#include "suspects_sections.hpp"
 
 namespace hangscope::render {
 
@@ -155,6 +156,7 @@ class DiffJsonRenderer final : public DiffRenderer {
                      {"improvements", cpu_keys(cpu.improvements)}};
     }
     if (!d.growth.limits.empty()) j["fail_if_grows"] = growth(d);
+    if (report.suspects) j["suspects"] = suspects_json(*report.suspects);
     return j.dump(2) + "\n";
   }
 };

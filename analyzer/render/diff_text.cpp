@@ -8,6 +8,7 @@
 
 #include "diff_renderers.hpp"
 #include "diff_words.hpp"
+#include "suspects_sections.hpp"
 
 namespace hangscope::render {
 
@@ -90,6 +91,7 @@ class DiffTextRenderer final : public DiffRenderer {
       verdict(out, cpu);
       table(out, cpu, "ON-CPU GROUP", cpu.groups, SIZE_MAX, false);
     }
+    if (report.suspects) suspects_text(text, *report.suspects);
     return text;
   }
 };

@@ -8,6 +8,7 @@
 #include "graph_picture.hpp"
 #include "palette.hpp"
 #include "renderers.hpp"
+#include "suspects_sections.hpp"
 #include "timeline_chart.hpp"
 #include "xml_text.hpp"
 
@@ -273,8 +274,10 @@ std::string HtmlRenderer::render(const Report& r, const RenderOptions& opt) cons
                  "to zoom in, Reset zoom to go back; Ctrl-F with the pointer over the picture "
                  "searches by regular expression.</p>\n");
   html += flame_svg(r, page_flame_options(opt), false);
+  fmt::format_to(out, "</section>\n");
+  if (r.suspects) suspects_html(html, *r.suspects);
   fmt::format_to(
-      out, "</section>\n<footer>hangscope {}</footer>\n<script>\n{}</script>\n</body></html>\n",
+      out, "<footer>hangscope {}</footer>\n<script>\n{}</script>\n</body></html>\n",
       xml_text(opt.version), assets::flamegraph_js);
   return html;
 }

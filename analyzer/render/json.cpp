@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "renderers.hpp"
+#include "suspects_sections.hpp"
 
 namespace hangscope::render {
 
@@ -241,6 +242,7 @@ class JsonRenderer final : public Renderer {
                 {"verdict", verdict(r)},
                 {"groups", groups(r)},
                 {"graph", graph(r)}};
+    if (r.suspects) doc["suspects"] = suspects_json(*r.suspects);
     // Invalid UTF-8 in a command name or frame is replaced, never a reason to fail.
     return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
   }

@@ -30,7 +30,12 @@ hangscope_add_stage(hangscope_render INTERNALS SOURCES
   dot.cpp
   json.cpp
   verdict_words.cpp
+  suspects_words.cpp
+  suspects_text.cpp
+  suspects_json.cpp
+  suspects_html.cpp
 )
-target_link_libraries(hangscope_render PUBLIC hangscope_analyses hangscope_diff hangscope_model)
+target_link_libraries(hangscope_render PUBLIC hangscope_analyses hangscope_diff hangscope_suspects
+  hangscope_model)
 # Embedded scripts and style sheets, pprof's profile.proto, zlib and JSON.
 include(${PROJECT_SOURCE_DIR}/cmake/Pictures.cmake)

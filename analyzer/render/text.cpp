@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "renderers.hpp"
+#include "suspects_sections.hpp"
 
 namespace hangscope::render {
 
@@ -304,6 +305,7 @@ std::string TextRenderer::render(const Report& r, const RenderOptions& opt) cons
     top_stacks(out, r, opt);
     context_section(out, r);
   }
+  if (r.suspects) suspects_text(text, *r.suspects);
   warnings(out, r.capture);
   return text;
 }

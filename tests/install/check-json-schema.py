@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 try:
     import jsonschema
@@ -75,6 +76,23 @@ documents.append(("diff --fail-if-grows on CPU",
                   output(["diff", "-f", "json", "--fail-if-grows", "mm:*=1",
                           "--base", f"{fixtures}/{base}", "--target", f"{fixtures}/{target}"], ok=(0, 1, 125))))
 
+# --suspects with two source trees made here: a function whose body differs between them.
+with tempfile.TemporaryDirectory() as trees:
+    for name, extra in (("old", ""), ("new", "\tovl_sync_file(temp);\n")):
+        os.makedirs(f"{trees}/{name}/kernel")
+        os.makedirs(f"{trees}/{name}/fs/overlayfs")
+        with open(f"{trees}/{name}/Makefile", "w") as f:
+            f.write("VERSION = 6\nPATCHLEVEL = %s\nSUBLEVEL = 0\n" % (6 if name == "old" else 12))
+        with open(f"{trees}/{name}/fs/overlayfs/copy_up.c", "w") as f:
+            f.write("static int ovl_copy_up_metadata(struct dentry *temp)\n{\n" + extra + "\treturn 0;\n}\n")
+    env = dict(os.environ, XDG_CACHE_HOME=f"{trees}/cache")
+    r = subprocess.run([hangscope, "report", "-f", "json", f"{fixtures}/proc-stack/lkml-6.12-overlayfs-jbd2.txt",
+                        "--suspects", "--kernel-src", f"{trees}/old", f"{trees}/new"],
+                       capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        sys.exit(f"report --suspects: exit {r.returncode}: {r.stderr}")
+    documents.append(("report --suspects", json.loads(r.stdout)))
+
 failed = 0
 kinds = set()
 for name, doc in documents:
@@ -95,7 +113,8 @@ def count(key, kind):
 
 for what, n in (("graph edges", count("edges", "report")), ("deadlocks", count("deadlocks", "report")),
                 ("diff stacks", count("stacks", "diff")), ("divergences", count("divergences", "diff")),
-                ("growth checks", sum(len(d.get("fail_if_grows", {}).get("checks", [])) for _, d in documents))):
+                ("growth checks", sum(len(d.get("fail_if_grows", {}).get("checks", [])) for _, d in documents)),
+                ("suspects", sum(len(d.get("suspects", {}).get("suspects", [])) for _, d in documents))):
     if n == 0:
         print(f"no {what} in any document: the fixtures no longer exercise that part of the schema")
         failed += 1

@@ -9,6 +9,7 @@
 #include "hangscope/diff.hpp"
 #include "hangscope/flame_compare.hpp"
 #include "hangscope/render.hpp"
+#include "hangscope/suspects.hpp"
 
 namespace hangscope {
 
@@ -19,6 +20,8 @@ struct DiffReport {
   Report base;
   Report target;
   const FlameComparison& flame;
+  // diff --suspects: the changes of a window that touch the frames of what grew.
+  const SuspectsResult* suspects = nullptr;
 };
 
 class DiffRenderer {

@@ -12,6 +12,7 @@
 
 #include "hangscope/analysis.hpp"
 #include "hangscope/model.hpp"
+#include "hangscope/suspects.hpp"
 
 namespace hangscope {
 
@@ -19,6 +20,8 @@ namespace hangscope {
 struct Report {
   const Capture& capture;  // for the names of frames and tasks, and the inputs' headers
   const Analysis& analysis;
+  // report --suspects: the changes of a window that touch its dominant groups' frames.
+  const SuspectsResult* suspects = nullptr;
   const Classification& classification() const { return analysis.classification; }
   const Summary& summary() const { return analysis.summary; }
   const WaitGraph& graph() const { return analysis.graph; }
