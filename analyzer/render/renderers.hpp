@@ -41,6 +41,19 @@ std::string cpu_share_words(double share);
 std::string task_label(std::string_view comm, int32_t tid);
 std::string task_label(const Capture& c, const TaskExample& t);
 
+// context_words.cpp: the context summary in words. A field's value ("fsync", "4711"), its
+// most common values with their weights ("fsync (12), write (3)"), a group's states ("D
+// 12, S 3 (3 S in a watched wait)"), its tasks blocked longest without running ("dd (42)
+// >= 1.20 s, ..."), the machine's figures (D threads, pressure, late rounds), and an input
+// recorded without kernel stacks.
+std::string context_value_words(const Capture& c, const ContextCount& v, bool number);
+std::string context_counts_words(const Capture& c, const std::vector<ContextCount>& values,
+                                 bool number = false);
+std::string context_states_words(const GroupContext& g);
+std::string context_longest_words(const Capture& c, const GroupContext& g);
+std::string context_machine_words(const ContextSummary& cx);
+std::string stackless_source_words(std::string_view path);
+
 // graph_words.cpp, beside node_words and chain_words (render.hpp): a weight of the graph
 // ("11.23" blocked threads, "42" samples), an edge's reasons ("checkpointer, mutex"), a
 // wait's phrase ("for log space", or "in" a title), a finding's subject with its device
