@@ -139,11 +139,8 @@ ContextSummary summarize_context(const Capture& c, const Classification& cls, co
     out.max_cpu = std::max(out.max_cpu, r.cpu_some);
     out.max_uninterruptible = std::max(out.max_uninterruptible, r.uninterruptible);
   }
-  for (const SourceInfo& s : c.sources) {
-    auto it = s.header.find("stacks");
-    if (it != s.header.end() && it->second.starts_with("none"))
-      out.stackless_sources.push_back(s.path);
-  }
+  for (const SourceInfo& s : c.sources)
+    if (s.no_kernel_stacks) out.stackless_sources.push_back(s.path);
   return out;
 }
 

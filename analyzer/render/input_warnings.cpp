@@ -32,10 +32,14 @@ std::vector<std::string> input_warnings(const SourceInfo& s) {
       w += fmt::format(" and {} more", s.stackless_tasks - s.stackless.size());
     out.push_back(w);
   }
-  if (auto it = s.header.find("perf.samples_left_out"); it != s.header.end())
+  std::string events;  // the samples of other perf events
+  for (const LeftOut& l : s.left_out)
+    if (l.why == LeftOut::Why::other_event)
+      events += fmt::format("{}{} {}", events.empty() ? "" : ", ", l.count, l.what);
+  if (!events.empty())
     out.push_back(fmt::format("{}: counted the samples of {} only (--event NAME counts another); "
                               "left out {}",
-                              s.path, s.event, it->second));
+                              s.path, s.event, events));
   return out;
 }
 

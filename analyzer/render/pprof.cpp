@@ -200,14 +200,9 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
 
   // When and how: the first input's start, the inputs' duration, the sampling interval.
   for (const SourceInfo& s : c.sources) {
-    auto start = s.header.find("start_unix_ns");
-    if (start != s.header.end()) {
-      try {
-        p.set_time_nanos(std::stoll(start->second));
-      } catch (const std::exception&) {
-      }
-      break;
-    }
+    if (s.start_unix_ns == 0) continue;
+    p.set_time_nanos(s.start_unix_ns);
+    break;
   }
   p.set_duration_nanos(static_cast<int64_t>(std::llround(sum.duration_s * 1e9)));
   for (const SourceInfo& s : c.sources) {

@@ -29,20 +29,10 @@ void sources(Out out, const Capture& c) {
       fmt::format_to(out, ", counts in samples");
     out = '\n';
     // Written by hangscope watch (docs/watch.md): what made it.
-    if (auto t = s.header.find("watch_trigger"); t != s.header.end()) {
-      auto field = [&](const char* key) {
-        auto it = s.header.find(key);
-        return it == s.header.end() ? std::string() : it->second;
-      };
-      double at = 0;
-      try {
-        at = std::stod(field("watch_trigger_ns")) / 1e9;
-      } catch (const std::exception&) {
-      }
-      fmt::format_to(out, "    written by watch: {} fired at {:.2f} s (value {}, threshold {})",
-                     t->second, at, field("watch_trigger_value"), field("watch_trigger_threshold"));
-      if (std::string what = field("watch_trigger_what"); !what.empty())
-        fmt::format_to(out, ": {}", what);
+    if (const WatchTrigger& t = s.watch_trigger; !t.kind.empty()) {
+      fmt::format_to(out, "    written by watch: {} fired at {:.2f} s (value {:g}, threshold {:g})",
+                     t.kind, t.time_ns < 0 ? 0 : t.time_ns / 1e9, t.value, t.threshold);
+      if (!t.what.empty()) fmt::format_to(out, ": {}", t.what);
       out = '\n';
     }
   }

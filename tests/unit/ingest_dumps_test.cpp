@@ -105,7 +105,10 @@ TEST(PerfScriptReader, OffCpuSamplesAreWeightedInMicroseconds) {
   EXPECT_EQ(c.samples[0].tid, 28469);
   EXPECT_EQ(c.stacks.frame(c.stacks.stack(c.samples[0].stack)[0]).kind, FrameKind::user);
   EXPECT_EQ(c.stacks.module(c.stacks.stack(c.samples[0].stack)[0]), "libc.so.6");
-  EXPECT_EQ(c.sources[0].header.at("perf.samples_left_out"), "1 cpu-clock");
+  ASSERT_EQ(c.sources[0].left_out.size(), 1u);
+  EXPECT_EQ(c.sources[0].left_out[0].why, LeftOut::Why::other_event);
+  EXPECT_EQ(c.sources[0].left_out[0].what, "cpu-clock");
+  EXPECT_EQ(c.sources[0].left_out[0].count, 1u);
 }
 
 // Each group's weight in a perf profile, by the built-in rules: the samples' periods, ns of

@@ -61,6 +61,11 @@ void expect_same(const Capture& a, const Capture& b) {
     EXPECT_EQ(x.period, y.period);
     EXPECT_EQ(x.span_s, y.span_s);
     EXPECT_EQ(x.header, y.header);
+    ASSERT_EQ(x.left_out.size(), y.left_out.size());
+    for (size_t l = 0; l < x.left_out.size(); ++l) {
+      EXPECT_EQ(x.left_out[l].what, y.left_out[l].what);
+      EXPECT_EQ(x.left_out[l].count, y.left_out[l].count);
+    }
   }
 }
 

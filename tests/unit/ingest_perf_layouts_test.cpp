@@ -104,7 +104,9 @@ TEST(PerfLayouts, OldPerfNoTimeUnindentedFramesOneLineSamples) {
   EXPECT_EQ(si.format, "perf-script");
   EXPECT_EQ(si.event, "cpu-clock");  // the first event; the cycles sample is left out
   EXPECT_EQ(si.unit, WeightUnit::samples);
-  EXPECT_EQ(si.header.at("perf.samples_left_out"), "1 cycles");
+  ASSERT_EQ(si.left_out.size(), 1u);
+  EXPECT_EQ(si.left_out[0].what, "cycles");
+  EXPECT_EQ(si.left_out[0].count, 1u);
   EXPECT_EQ(si.skipped_lines, 0u);
   ASSERT_EQ(c.samples.size(), 3u);
   EXPECT_EQ(c.total_weight(), 4u);
@@ -142,7 +144,9 @@ TEST(PerfLayouts, TwoEventsJavaInliningSemicolonsAndFramesWithoutSymbols) {
   const SourceInfo& si = c.sources[0];
   EXPECT_EQ(si.event, "cycles");
   EXPECT_EQ(si.unit, WeightUnit::period);  // weighed by the cycles of each sample
-  EXPECT_EQ(si.header.at("perf.samples_left_out"), "1 instructions");
+  ASSERT_EQ(si.left_out.size(), 1u);
+  EXPECT_EQ(si.left_out[0].what, "instructions");
+  EXPECT_EQ(si.left_out[0].count, 1u);
   EXPECT_EQ(c.total_weight(), 750000u);
   const TaskSample& s = c.samples[0];
   EXPECT_EQ(s.pid, 24636);
