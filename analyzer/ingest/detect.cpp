@@ -2,8 +2,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <array>
-
 #include "input_parts.hpp"
 #include "readers.hpp"
 
@@ -14,13 +12,10 @@ constexpr size_t kHeadBytes = 64 * 1024;
 }
 
 std::span<const Reader* const> readers() {
-  // Most specific first: a kernel log with old "[<address>]" frames must be claimed by
-  // the kernel-log reader before the /proc stack reader sees those frames.
-  static const std::array<const Reader*, 7> all = {
-      &ingest::capture_reader(),     &ingest::kernel_log_reader(), &ingest::crash_reader(),
-      &ingest::perf_script_reader(), &ingest::proc_stack_reader(), &ingest::folded_reader(),
-      &ingest::folded_us_reader(),
-  };
+  // In the order of the list (readers.hpp): most specific first.
+#define HANGSCOPE_READER_ENTRY(function) &ingest::function(),
+  static const Reader* const all[] = {HANGSCOPE_READERS(HANGSCOPE_READER_ENTRY)};
+#undef HANGSCOPE_READER_ENTRY
   return all;
 }
 
