@@ -174,15 +174,16 @@ void spinning_table(Out out, const Report& r, const Palette& group_colors) {
   const CpuSummary& cpu = sum.cpu;
   // As in the text report: tasks a dump shows on their CPUs are no CPU profile.
   if (sum.running_weight == 0 || (!cpu.seconds_known && cpu.spinning_weight == 0)) return;
-  fmt::format_to(out, "<section id=\"on-cpu\"><h2>On CPU: spinning for locks</h2>\n<p>{}</p>\n",
-                 xml_text(cpu.cores_known
-                              ? fmt::format("{} cores of {} on CPU spin for locks ({} of all CPU); "
-                                            "cores are CPU seconds per second.",
-                                            cores_words(cpu.spinning_cores), cores_words(cpu.cores),
-                                            cpu_share_words(cpu.spinning_share))
-                              : fmt::format("{} of all CPU spins for locks (no cores: the inputs do "
-                                            "not say their CPU time or how long they lasted).",
-                                            cpu_share_words(cpu.spinning_share))));
+  fmt::format_to(
+      out, "<section id=\"on-cpu\"><h2>On CPU: spinning for locks</h2>\n<p>{}</p>\n",
+      xml_text(cpu.cores_known
+                   ? fmt::format("{} cores of {} on CPU spin for locks ({} of all CPU); "
+                                 "cores are CPU seconds per second.",
+                                 cores_words(cpu.spinning_cores), cores_words(cpu.cores),
+                                 cpu_share_words(cpu.spinning_share))
+                   : fmt::format("{} of all CPU spins for locks (no cores: the inputs do "
+                                 "not say their CPU time or how long they lasted).",
+                                 cpu_share_words(cpu.spinning_share))));
   const std::vector<SpinPart>& parts = r.graph().verdict.spinning.parts;
   if (!parts.empty()) {
     fmt::format_to(out,
