@@ -129,8 +129,9 @@ void Watch::after_round() {
 
 void Watch::start_capture(std::vector<Firing> firings) {
   const Firing& f = firings.front();
-  say_(fmt::format("hangscope watch: {} fired: {}; sampling every {:g} ms for {:g} s", trigger_name(f.kind),
-                   describe(f), s_.after_interval_ns / 1e6, s_.after_ns / 1e9));
+  say_(fmt::format("hangscope watch: {} fired: {}; sampling every {:g} ms for {:g} s",
+                   trigger_name(f.kind), describe(f), s_.after_interval_ns / 1e6,
+                   s_.after_ns / 1e9));
   pending_until_ns_ = f.time_ns + s_.after_ns;
   pending_unix_ns_ = unix_time_ns();
   pending_ = std::move(firings);

@@ -15,7 +15,8 @@ std::vector<std::string> input_warnings(const SourceInfo& s) {
   std::vector<std::string> out;
   if (s.truncated)
     out.push_back(fmt::format(
-        "{}: capture was cut short (no end record); the report covers its complete rounds", s.path));
+        "{}: capture was cut short (no end record); the report covers its complete rounds",
+        s.path));
   if (s.skipped_lines) {
     std::string w = fmt::format("{}: skipped {} line{} not understood (first at {}", s.path,
                                 s.skipped_lines, s.skipped_lines == 1 ? "" : "s", s.first_skipped);

@@ -96,7 +96,8 @@ void spinning_section(Out out, const Report& r) {
   for (const SpinPart& p : parts) {
     const WaitGroup& wg = r.classification().groups[p.group];
     fmt::format_to(out, "{:<{}}  {:<10} {:>7} {:>7}\n", wg.name, width, wg.subsystem,
-                   cpu.cores_known ? cores_words(p.cores) : std::string(), cpu_share_words(p.share));
+                   cpu.cores_known ? cores_words(p.cores) : std::string(),
+                   cpu_share_words(p.share));
   }
 }
 
