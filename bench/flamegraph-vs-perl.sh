@@ -1,7 +1,7 @@
 #!/bin/sh
 # The flamegraph side by side with FlameGraph's flamegraph.pl (and inferno-flamegraph when
 # given), in one run: the same folded file handed to each, the same minimum frame width
-# passed to each, runs paired (one of each tool after the other, RUNS times), on several
+# (as a share of the whole) passed to each in its own unit, runs paired (one of each tool after the other, RUNS times), on several
 # shapes of input, each a file of distinct stacks made at run time and removed afterwards
 # (bench/generated_files.hpp):
 #   kernel     about 200,000 kernel-like stacks, about 17 flame-tree nodes per stack, 100 MB
@@ -18,7 +18,11 @@
 #   INFERNO=PATH   inferno-flamegraph, measured too (a build of inferno, FlameGraph's Rust port)
 #   SHAPES="kernel random shared:3"   the shapes, in order
 #   MIN_WIDTH=1    pixels of a 1200-pixel picture under which frames are merged away, for
-#                  every tool (hangscope --min-width, flamegraph.pl and inferno --minwidth)
+#                  every tool, each in its unit: hangscope --min-width (pixels of its
+#                  1200), flamegraph.pl --minwidth (pixels of its 1180 between the
+#                  margins: MIN_WIDTH * 1180 / 1200) and inferno --minwidth (percent of
+#                  the whole: MIN_WIDTH * 100 / 1200), so that all merge away the same
+#                  frames
 #   RUNS=3         paired runs per shape
 #   THREADS=0      hangscope report --threads (0: one per CPU; 1: one thread)
 set -eu
@@ -29,6 +33,9 @@ shapes=${SHAPES:-kernel random shared:3}
 min_width=${MIN_WIDTH:-1}
 runs=${RUNS:-3}
 threads=${THREADS:-0}
+# The same share of the whole in each tool's unit.
+pl_min_width=$(awk -v w="$min_width" 'BEGIN { printf "%.6g", w * 1180 / 1200 }')
+inferno_min_width=$(awk -v w="$min_width" 'BEGIN { printf "%.6g", w * 100 / 1200 }')
 gen=$build/bench/hangscope_flamegraph_bench
 hs=$build/hangscope
 for x in "$gen" "$hs"; do [ -x "$x" ] || { echo "$x not built" >&2; exit 1; }; done
@@ -47,7 +54,7 @@ measure() {
 # The median of the first fields of the lines of a file.
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-echo "min width ${min_width} px of 1200 for every tool; $runs paired runs per shape; hangscope --threads $threads"
+echo "min width ${min_width} px of 1200 for every tool (flamegraph.pl --minwidth $pl_min_width px of 1180, inferno --minwidth $inferno_min_width %); $runs paired runs per shape; hangscope --threads $threads"
 for shape in $shapes; do
   input=$work/stacks.folded
   "$gen" --write-folded "$input" "$shape" 2> /dev/null
@@ -63,12 +70,12 @@ for shape in $shapes; do
     echo "$r" >> "$work/hs"
     echo "  run $i hangscope report -f svg:  $r (wall s, cpu s, peak KiB), svg $(stat -c %s "$work/hs.svg") bytes"
     if [ -n "$perl_fg" ]; then
-      r=$(measure "$work/pl.svg" perl "$perl_fg" --minwidth "$min_width" "$input")
+      r=$(measure "$work/pl.svg" perl "$perl_fg" --minwidth "$pl_min_width" "$input")
       echo "$r" >> "$work/pl"
       echo "  run $i flamegraph.pl:            $r, svg $(stat -c %s "$work/pl.svg") bytes"
     fi
     if [ -n "$inferno" ]; then
-      r=$(measure "$work/inf.svg" "$inferno" --minwidth "$min_width" "$input")
+      r=$(measure "$work/inf.svg" "$inferno" --minwidth "$inferno_min_width" "$input")
       echo "$r" >> "$work/inf"
       echo "  run $i inferno-flamegraph:       $r, svg $(stat -c %s "$work/inf.svg") bytes"
     fi

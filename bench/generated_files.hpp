@@ -80,7 +80,8 @@ inline int write_perf_script(const char* path, std::string_view shape_name) {
     text = buf;
     for (size_t i = root_first.size(); i-- > 0;) {
       const std::string& name = *root_first[i];
-      std::snprintf(buf, sizeof buf, "\tffffffff81%06zx ", (std::hash<std::string>{}(name) & 0xfffff) << 4);
+      std::snprintf(buf, sizeof buf, "\tffffffff81%06zx ",
+                    (std::hash<std::string>{}(name)&0xfffff) << 4);
       text += buf;
       text += name;
       std::snprintf(buf, sizeof buf, "+0x%zx ([kernel.kallsyms])\n", 16 + name.size());

@@ -183,7 +183,8 @@ const std::string& storm_capture() {
       stacks.push_back(st);
     }
     std::vector<std::string> files;
-    for (unsigned i = 0; i < 60; ++i) files.push_back(fmt::format("/mnt/storm/dir{}/f{}", i % 7, i));
+    for (unsigned i = 0; i < 60; ++i)
+      files.push_back(fmt::format("/mnt/storm/dir{}/f{}", i % 7, i));
     for (uint32_t r = 0; more(); ++r) {
       w.begin_round(r, int64_t{r} * 20'000'000, false);
       for (unsigned t = 0; t < 400; ++t) {
@@ -227,7 +228,8 @@ const std::string& storm_capture() {
 // machine), 12 on-CPU samples, and the user-stack and on-CPU figures of the round end.
 const std::string& figures_capture() {
   static const std::string text = written_capture([](hangscope::CaptureWriter& w, auto more) {
-    const std::string stack = "[<0>] folio_wait_bit_common+0x13c/0x350\n[<0>] filemap_fault+0x5f0/0xb40\n";
+    const std::string stack =
+        "[<0>] folio_wait_bit_common+0x13c/0x350\n[<0>] filemap_fault+0x5f0/0xb40\n";
     for (uint32_t r = 0; more(); ++r) {
       w.begin_round(r, int64_t{r} * 20'000'000, false);
       for (unsigned t = 0; t < 4; ++t) {

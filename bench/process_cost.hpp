@@ -33,10 +33,10 @@ struct ProcessCost {
   size_t terminal_bytes = 0;  // what it drew (on a terminal)
 };
 
-// Runs `args` for `seconds` (then SIGTERM; with `seconds` <= 0, until it exits), with its standard input and output on a
-// pseudo-terminal of 80x24 when `terminal` (read here all along, as a terminal would),
-// else on /dev/null, in the environment `env` (this process's when empty), and returns
-// what it cost.
+// Runs `args` for `seconds` (then SIGTERM; with `seconds` <= 0, until it exits), with its standard
+// input and output on a pseudo-terminal of 80x24 when `terminal` (read here all along, as a
+// terminal would), else on /dev/null, in the environment `env` (this process's when empty), and
+// returns what it cost.
 inline ProcessCost run_for(const std::vector<std::string>& args, double seconds,
                            bool terminal = false, std::vector<std::string> env = {}) {
   std::vector<char*> argv;
@@ -64,15 +64,16 @@ inline ProcessCost run_for(const std::vector<std::string>& args, double seconds,
   pid_t pid = 0;
   const auto start = std::chrono::steady_clock::now();
   const auto end = start + std::chrono::duration<double>(seconds);
-  if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), env.empty() ? environ : envp.data()) != 0)
+  if (posix_spawn(&pid, argv[0], &fa, nullptr, argv.data(), env.empty() ? environ : envp.data()) !=
+      0)
     return {};
   posix_spawn_file_actions_destroy(&fa);
   ProcessCost c;
   char buf[65536];
   while (seconds > 0 && std::chrono::steady_clock::now() < end) {
-    const int left = static_cast<int>(
-        std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now())
-            .count());
+    const int left = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          end - std::chrono::steady_clock::now())
+                                          .count());
     if (master < 0) {
       poll(nullptr, 0, std::max(left, 0));
       continue;

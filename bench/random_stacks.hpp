@@ -60,7 +60,8 @@ class RandomStacks {
 
   // Calls `sink` with each stack (root first, names owned by the generator) and its
   // count, shape.stacks distinct stacks; returns the bytes of folded text they make.
-  uint64_t generate(const std::function<void(const std::vector<const std::string*>&, uint64_t)>& sink) {
+  uint64_t generate(
+      const std::function<void(const std::vector<const std::string*>&, uint64_t)>& sink) {
     std::uniform_int_distribution<size_t> depth(14, 40), name(0, names_.size() - 1);
     std::geometric_distribution<uint64_t> count(0.05);
     // shared:N: frames replaced, 1 + a geometric number so that their mean is N.
@@ -80,7 +81,8 @@ class RandomStacks {
         const size_t kept = d - std::min(d - 1, 1 + extra(rng_));
         std::uniform_int_distribution<size_t> pick(0, parents.size() - 1);
         const std::vector<uint32_t>* parent = &parents[pick(rng_)];
-        for (int tries = 0; parent->size() < kept && tries < 64; ++tries) parent = &parents[pick(rng_)];
+        for (int tries = 0; parent->size() < kept && tries < 64; ++tries)
+          parent = &parents[pick(rng_)];
         ids.assign(parent->begin(),
                    parent->begin() + static_cast<std::ptrdiff_t>(std::min(kept, parent->size())));
       }

@@ -2,8 +2,8 @@
 // sampler with each of its sources (the /proc scan, BM_Hangscope*; the BPF task
 // iterator, BM_Bpf*, skipped where it cannot run; BM_BpfList* without its blocked set,
 // walking every task at every pass) and for a plain open/read/close loop
-// (what most /proc samplers do), side by side in one run, with 1,000 and then 5,000 threads of a population process plus a few
-// tasks in D state (vfork parents). Two populations of each size:
+// (what most /proc samplers do), side by side in one run, with 1,000 and then 5,000 threads of a
+// population process plus a few tasks in D state (vfork parents). Two populations of each size:
 //   - sleepers: every thread sleeps all along;
 //   - waking: a fifth of the threads wake every 50 ms (the rest sleep), so that the
 //     figures also cover threads that run between two passes (schedstat spares only
@@ -383,7 +383,9 @@ void add_benchmarks() {
   benchmark::RegisterBenchmark("BM_HangscopeMemoryOverRounds", BM_HangscopeMemoryOverRounds)
       ->Iterations(1)
       ->Unit(benchmark::kSecond);
-  benchmark::RegisterBenchmark("BM_BpfLoad", BM_BpfLoad)->Iterations(5)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("BM_BpfLoad", BM_BpfLoad)
+      ->Iterations(5)
+      ->Unit(benchmark::kMillisecond);
   for (int64_t threads : {1000, 5000}) {
     const int64_t hz = threads == 1000 ? 100 : 10;
     add_passes(threads, 0, 0);

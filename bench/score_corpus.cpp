@@ -76,7 +76,8 @@ struct HungTask {
 // The hung tasks a report names, in order, each once: "INFO: task comm:pid blocked for
 // more than N seconds." and its two other forms.
 std::vector<HungTask> hung_tasks(const std::string& text) {
-  static const char* const kForms[] = {" blocked for more than ", " blocked in I/O wait for more than ",
+  static const char* const kForms[] = {" blocked for more than ",
+                                       " blocked in I/O wait for more than ",
                                        " can't die for more than "};
   std::vector<HungTask> out;
   std::set<std::pair<std::string, int32_t>> seen;
@@ -90,7 +91,8 @@ std::vector<HungTask> hung_tasks(const std::string& text) {
       who = line.substr(at + 11, mid - at - 11);
     } else {  // a command name holding a '\n' cut the line: its pid ends this part
       size_t sp = line.rfind(' ', mid - 1);
-      who = line.substr(sp == std::string::npos ? 0 : sp + 1, mid - (sp == std::string::npos ? 0 : sp + 1));
+      who = line.substr(sp == std::string::npos ? 0 : sp + 1,
+                        mid - (sp == std::string::npos ? 0 : sp + 1));
       who = ":" + who.substr(who.rfind(':') == std::string::npos ? 0 : who.rfind(':') + 1);
     }
     size_t colon = who.rfind(':');
@@ -207,7 +209,8 @@ void score_syzkaller(const fs::path& dir, SyzScore& score) {
       if (!pick)
         notes.push_back(fmt::format("{}: in no stack", function));
       else if (!named)
-        notes.push_back(fmt::format("{}: in {}", function, cls.groups[cls.group(pick->stack)].name));
+        notes.push_back(
+            fmt::format("{}: in {}", function, cls.groups[cls.group(pick->stack)].name));
     }
     if (verbose && !notes.empty()) {
       fmt::print("  {}{}:", file, corrupted ? " (corrupted)" : "");
@@ -226,7 +229,8 @@ struct Run {
 
 Run run(const std::string& bin, const fs::path& input) {
   fs::path err = fs::temp_directory_path() / fmt::format("score-corpus-{}.err", getpid());
-  std::string cmd = fmt::format("'{}' report -f folded '{}' 2>'{}'", bin, input.string(), err.string());
+  std::string cmd =
+      fmt::format("'{}' report -f folded '{}' 2>'{}'", bin, input.string(), err.string());
   Run r;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;

@@ -23,7 +23,7 @@ struct InputOptions {
   std::string format;            // --input-format; empty: detect
   bool keep_unreliable = false;  // --keep-unreliable: keep the kernel's "? " frames
   std::string event;             // --event: perf script's event to count; empty: the first
-  unsigned threads = 0;          // --threads: to read and analyze a large input with; 0: one per CPU
+  unsigned threads = 0;  // --threads: to read and analyze a large input with; 0: one per CPU
   RulesOptions rules;
 };
 

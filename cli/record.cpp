@@ -92,7 +92,8 @@ void add_sampling_options(CLI::App& app, RecordOptions& opts) {
       ->delimiter(',')
       ->check(CLI::PositiveNumber);
   cmd->add_option("--comm", opts.comm, "Only tasks whose command name matches this regex");
-  cmd->add_option("--cgroup", opts.cgroup, "Only tasks in this cgroup or below it (whole path components)");
+  cmd->add_option("--cgroup", opts.cgroup,
+                  "Only tasks in this cgroup or below it (whole path components)");
   cmd->add_option("--max-stack", opts.max_stack, "Frames kept per stack, innermost first")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();

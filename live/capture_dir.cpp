@@ -45,8 +45,8 @@ CaptureDir::CaptureDir(std::string path) : path_(std::move(path)) {
     throw CaptureDirError(fmt::format("{}: is a symbolic link; give the directory itself", path_));
   if (!S_ISDIR(st.st_mode)) throw CaptureDirError(fmt::format("{}: not a directory", path_));
   if (st.st_uid != ::geteuid())
-    throw CaptureDirError(
-        fmt::format("{}: owned by uid {}, not by this user (uid {})", path_, st.st_uid, ::geteuid()));
+    throw CaptureDirError(fmt::format("{}: owned by uid {}, not by this user (uid {})", path_,
+                                      st.st_uid, ::geteuid()));
   if (st.st_mode & (S_IWGRP | S_IWOTH))
     throw CaptureDirError(fmt::format(
         "{}: writable by {} (mode {:04o}); captures go in a private directory: chmod 700 {}", path_,
@@ -74,7 +74,8 @@ std::string CaptureDir::capture_name(int64_t unix_ns, std::string_view trigger) 
 bool CaptureDir::capture_named(std::string_view name) {
   // hangscope-YYYYmmddTHHMMSS.mmmZ-<trigger>.capture
   if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix)) return false;
-  std::string_view rest = name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+  std::string_view rest =
+      name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
   if (rest.size() < 21 || !is_digits(rest.substr(0, 8)) || rest[8] != 'T' ||
       !is_digits(rest.substr(9, 6)) || rest[15] != '.' || !is_digits(rest.substr(16, 3)) ||
       rest.substr(19, 2) != "Z-")

@@ -23,8 +23,8 @@ void parse_listen_address(const std::string& spec, std::string& host, int& port)
   int p = 0;
   auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), p);
   if (ec != std::errc() || end != port_text.data() + port_text.size() || p < 0 || p > 65535)
-    throw ListenError(
-        fmt::format("--listen '{}': expected ADDRESS:PORT, :PORT or PORT (0: any free port)", spec));
+    throw ListenError(fmt::format(
+        "--listen '{}': expected ADDRESS:PORT, :PORT or PORT (0: any free port)", spec));
   port = p;
 }
 

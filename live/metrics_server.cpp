@@ -76,9 +76,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
  private:
   void write() {
     response_ = answer(request_, body_);
-    http::async_write(stream_, response_, [self = shared_from_this()](beast::error_code ec, size_t) {
-      if (!ec && self->response_.keep_alive()) self->read();
-    });
+    http::async_write(stream_, response_,
+                      [self = shared_from_this()](beast::error_code ec, size_t) {
+                        if (!ec && self->response_.keep_alive()) self->read();
+                      });
   }
 
   beast::tcp_stream stream_;
@@ -91,8 +92,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 }  // namespace
 
 std::string_view http_library_version() {
-  static const std::string version =
-      fmt::format("{}.{}.{}", BOOST_VERSION / 100000, BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100);
+  static const std::string version = fmt::format("{}.{}.{}", BOOST_VERSION / 100000,
+                                                 BOOST_VERSION / 100 % 1000, BOOST_VERSION % 100);
   return version;
 }
 
@@ -115,8 +116,8 @@ MetricsServer::MetricsServer(const std::string& host, int port, std::function<st
   server_->body = std::move(body);
   beast::error_code ec;
   tcp::resolver resolver(server_->io);
-  const auto endpoints = resolver.resolve(host, std::to_string(port),
-                                          tcp::resolver::passive | tcp::resolver::numeric_service, ec);
+  const auto endpoints = resolver.resolve(
+      host, std::to_string(port), tcp::resolver::passive | tcp::resolver::numeric_service, ec);
   tcp::acceptor& acceptor = server_->acceptor;
   if (!ec) {
     ec = asio::error::host_not_found;
@@ -133,7 +134,8 @@ MetricsServer::MetricsServer(const std::string& host, int port, std::function<st
     }
   }
   if (ec)
-    throw ListenError(fmt::format("--listen {}:{}: cannot listen there: {}", host, port, ec.message()));
+    throw ListenError(
+        fmt::format("--listen {}:{}: cannot listen there: {}", host, port, ec.message()));
   port_ = acceptor.local_endpoint().port();
   server_->accept();
   thread_ = std::thread([server = server_.get()] { server->io.run(); });

@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "hangscope/analysis.hpp"
+#include "hangscope/capture_fields.hpp"
 #include "hangscope/capture_writer.hpp"
 #include "hangscope/ingest.hpp"
 #include "hangscope/render.hpp"
@@ -14,6 +15,8 @@
 #include "hangscope/window_capture.hpp"
 
 namespace hangscope {
+
+namespace cf = capture_format;
 
 namespace {
 
@@ -126,8 +129,9 @@ void Watch::after_round() {
 
 void Watch::start_capture(std::vector<Firing> firings) {
   const Firing& f = firings.front();
-  say_(fmt::format("hangscope watch: {} fired: {}; sampling every {:g} ms for {:g} s", trigger_name(f.kind),
-                   describe(f), s_.after_interval_ns / 1e6, s_.after_ns / 1e9));
+  say_(fmt::format("hangscope watch: {} fired: {}; sampling every {:g} ms for {:g} s",
+                   trigger_name(f.kind), describe(f), s_.after_interval_ns / 1e6,
+                   s_.after_ns / 1e9));
   pending_until_ns_ = f.time_ns + s_.after_ns;
   pending_unix_ns_ = unix_time_ns();
   pending_ = std::move(firings);
@@ -145,12 +149,12 @@ void Watch::finish_capture() {
   cooldown_until_ns_ = end_ns + s_.cooldown_ns;
 
   std::vector<std::pair<std::string, std::string>> extra{
-      {"watch_trigger", std::string(trigger_name(f.kind))},
-      {"watch_trigger_value", fmt::format("{:g}", f.value)},
-      {"watch_trigger_threshold", fmt::format("{:g}", f.threshold)},
-      {"watch_trigger_what", f.what},
-      {"watch_trigger_ns", std::to_string(f.time_ns)},
-      {"watch_trigger_unix_ns", std::to_string(pending_unix_ns_)},
+      {std::string(cf::kWatchTrigger), std::string(trigger_name(f.kind))},
+      {std::string(cf::kWatchTriggerValue), fmt::format("{:g}", f.value)},
+      {std::string(cf::kWatchTriggerThreshold), fmt::format("{:g}", f.threshold)},
+      {std::string(cf::kWatchTriggerWhat), f.what},
+      {std::string(cf::kWatchTriggerNs), std::to_string(f.time_ns)},
+      {std::string(cf::kWatchTriggerUnixNs), std::to_string(pending_unix_ns_)},
       {"watch_window_ns", std::to_string(s_.window_ns)},
       {"watch_after_ns", std::to_string(s_.after_ns)},
       {"watch_after_interval_ns", std::to_string(s_.after_interval_ns)},

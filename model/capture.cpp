@@ -4,7 +4,8 @@ namespace hangscope {
 
 double cpu_seconds_per_weight(const SourceInfo& source) {
   if (source.oncpu_hz > 0) return 1.0 / source.oncpu_hz;
-  if (source.unit == WeightUnit::period && (source.event == "cpu-clock" || source.event == "task-clock"))
+  if (source.unit == WeightUnit::period &&
+      (source.event == "cpu-clock" || source.event == "task-clock"))
     return 1e-9;
   return 0;
 }

@@ -9,21 +9,60 @@ namespace hangscope {
 
 namespace {
 
-using Counts = std::unordered_map<StrId, uint64_t>;
+// Weights by value: a text field's StrId, or a number field's value.
+using Counts = std::unordered_map<int64_t, uint64_t>;
 
-std::vector<NamedCount> top(const Counts& counts, size_t n, const StringTable& strings) {
-  std::vector<NamedCount> v;
-  for (const auto& [name, w] : counts)
-    if (name != 0) v.push_back({name, w});
-  std::sort(v.begin(), v.end(), [&](const NamedCount& a, const NamedCount& b) {
-    return a.weight != b.weight ? a.weight > b.weight : strings.get(a.name) < strings.get(b.name);
+std::vector<ContextCount> top(const Counts& counts, bool number, size_t n,
+                              const StringTable& strings) {
+  std::vector<ContextCount> v;
+  for (const auto& [value, w] : counts)
+    v.push_back(number ? ContextCount{0, value, w}
+                       : ContextCount{static_cast<StrId>(value), 0, w});
+  std::sort(v.begin(), v.end(), [&](const ContextCount& a, const ContextCount& b) {
+    if (a.weight != b.weight) return a.weight > b.weight;
+    return number ? a.number < b.number : strings.get(a.text) < strings.get(b.text);
   });
   if (v.size() > n) v.resize(n);
   return v;
 }
 
+// The fields the table shows per group, in its order.
+std::vector<ShownField> shown_fields() {
+  std::vector<ShownField> out;
+  TaskContext probe;
+  for_each_context_field(
+      [&](const ContextField& row, const auto& v) {
+        if (row.shown == ContextShown::most_common)
+          out.push_back({row, kContextNumber<decltype(v)>});
+      },
+      probe);
+  return out;
+}
+
+// The shown fields' values of the contexts a group's samples had, by their weights.
+std::vector<std::vector<ContextCount>> field_values(
+    const Capture& c, const std::unordered_map<uint32_t, uint64_t>& contexts,
+    const std::vector<ShownField>& fields, size_t n) {
+  static const TaskContext kAbsent;
+  std::vector<Counts> counts(fields.size());
+  for (const auto& [id, weight] : contexts) {
+    size_t i = 0;
+    for_each_context_field(
+        [&](const ContextField& row, const auto& v, const auto& absent) {
+          if (row.shown != ContextShown::most_common) return;
+          if (v != absent) counts[i][static_cast<int64_t>(v)] += weight;
+          ++i;
+        },
+        c.contexts[id], kAbsent);
+  }
+  std::vector<std::vector<ContextCount>> out;
+  for (size_t i = 0; i < fields.size(); ++i)
+    out.push_back(top(counts[i], fields[i].number, n, c.strings()));
+  return out;
+}
+
 struct GroupCounts {
-  Counts syscalls, files, devices, containers;
+  std::unordered_map<uint32_t, uint64_t> contexts;  // weight per context id (not 0)
   std::unordered_map<char, uint64_t> states;
   uint64_t watched = 0, unreadable = 0;
   std::unordered_map<uint64_t, BlockedStretch> best_by_task;  // longest stretch per task
@@ -38,6 +77,7 @@ uint64_t task_key(uint16_t source, int32_t tid) {
 ContextSummary summarize_context(const Capture& c, const Classification& cls, const Summary& sum,
                                  const ContextOptions& opt) {
   ContextSummary out;
+  out.fields = shown_fields();
   const StringTable& strings = c.strings();
   std::unordered_map<uint32_t, GroupCounts> groups;
   Counts reasons;
@@ -48,11 +88,10 @@ ContextSummary summarize_context(const Capture& c, const Classification& cls, co
     GroupCounts& g = groups[cls.group(s.stack)];
     g.states[s.state] += s.weight;
     if (s.flags & kWatchedWait) g.watched += s.weight;
-    if (s.context != 0) out.any = true;
-    if (ctx.syscall_name) g.syscalls[ctx.syscall_name] += s.weight;
-    if (ctx.file) g.files[ctx.file] += s.weight;
-    if (ctx.device) g.devices[ctx.device] += s.weight;
-    if (ctx.container) g.containers[ctx.container] += s.weight;
+    if (s.context != 0) {
+      out.any = true;
+      g.contexts[s.context] += s.weight;
+    }
     if (ctx.unreadable) {
       g.unreadable += s.weight;
       out.unreadable += s.weight;
@@ -73,12 +112,10 @@ ContextSummary summarize_context(const Capture& c, const Classification& cls, co
     auto it = groups.find(gs.group);
     GroupContext gc;
     gc.group = gs.group;
+    gc.values.resize(out.fields.size());
     if (it != groups.end()) {
       GroupCounts& g = it->second;
-      gc.syscalls = top(g.syscalls, opt.top, strings);
-      gc.files = top(g.files, opt.top, strings);
-      gc.devices = top(g.devices, opt.top, strings);
-      gc.containers = top(g.containers, opt.top, strings);
+      gc.values = field_values(c, g.contexts, out.fields, opt.top);
       gc.states.assign(g.states.begin(), g.states.end());
       std::sort(gc.states.begin(), gc.states.end(), [](auto& a, auto& b) {
         return a.second != b.second ? a.second > b.second : a.first < b.first;
@@ -93,7 +130,7 @@ ContextSummary summarize_context(const Capture& c, const Classification& cls, co
     }
     out.groups.push_back(std::move(gc));
   }
-  out.unreadable_reasons = top(reasons, opt.top, strings);
+  out.unreadable_reasons = top(reasons, false, opt.top, strings);
 
   for (const Round& r : c.rounds) {
     out.late_rounds += r.late;
@@ -102,12 +139,16 @@ ContextSummary summarize_context(const Capture& c, const Classification& cls, co
     out.max_cpu = std::max(out.max_cpu, r.cpu_some);
     out.max_uninterruptible = std::max(out.max_uninterruptible, r.uninterruptible);
   }
-  for (const SourceInfo& s : c.sources) {
-    auto it = s.header.find("stacks");
-    if (it != s.header.end() && it->second.starts_with("none"))
-      out.stackless_sources.push_back(s.path);
-  }
+  for (const SourceInfo& s : c.sources)
+    if (s.no_kernel_stacks) out.stackless_sources.push_back(s.path);
   return out;
+}
+
+std::span<const ContextCount> ContextSummary::values_of(const GroupContext& g,
+                                                        std::string_view key) const {
+  for (size_t f = 0; f < fields.size() && f < g.values.size(); ++f)
+    if (fields[f].row.key == key) return g.values[f];
+  return {};
 }
 
 }  // namespace hangscope

@@ -120,7 +120,8 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
     sum.stack_weights.emplace_back(stack, w);
     std::vector<StackSummary>& top = groups[cls.group(stack)].top_stacks;
     if (top.size() == opt.top_stacks && (top.empty() || top.back().weight >= w)) continue;
-    auto at = std::find_if(top.begin(), top.end(), [&](const StackSummary& t) { return t.weight < w; });
+    auto at =
+        std::find_if(top.begin(), top.end(), [&](const StackSummary& t) { return t.weight < w; });
     top.insert(at, StackSummary{stack, w, {}});
     if (top.size() > opt.top_stacks) top.pop_back();
   }

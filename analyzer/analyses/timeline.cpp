@@ -25,7 +25,8 @@ Timeline build_timeline(const Capture& capture, const Classification& cls, const
   // Columns in the summary's order (heaviest first), for the groups seen in rounds.
   // Blocked threads only: a running task's on-CPU sample (record --on-cpu) is none.
   auto in_rounds = [&](const TaskSample& s) {
-    return !running(s) && s.round != kNoRound && s.round < row_of.size() && row_of[s.round] != kNoRound;
+    return !running(s) && s.round != kNoRound && s.round < row_of.size() &&
+           row_of[s.round] != kNoRound;
   };
   std::vector<bool> seen(cls.groups.size(), false);
   for (const TaskSample& s : capture.samples)

@@ -335,7 +335,8 @@ void merge_parts(std::vector<PartGroups>& parts, const StackTable& stacks,
   run_parts(naming, [&](size_t i) {
     const PartRange range = part_range(keys.size(), naming, i);
     Classifier namer(stacks, compiled, index);
-    for (size_t k = range.begin; k < range.end; ++k) named[k] = namer.named(keys[k], first_stack[k]);
+    for (size_t k = range.begin; k < range.end; ++k)
+      named[k] = namer.named(keys[k], first_stack[k]);
   });
   // By name, viewed in out.groups, whose room is kept so that no group moves.
   absl::flat_hash_map<std::string_view, uint32_t> by_name;

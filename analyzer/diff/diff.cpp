@@ -48,7 +48,8 @@ DiffSide describe(const DiffInput& in) {
   // Samples: perf's periods that are all the same counted as the samples they are.
   for (const TaskSample& s : in.capture.samples) {
     const SourceInfo& src = in.capture.sources[s.source];
-    d.samples += src.unit == WeightUnit::period && src.period > 0 ? s.weight / src.period : s.weight;
+    d.samples +=
+        src.unit == WeightUnit::period && src.period > 0 ? s.weight / src.period : s.weight;
   }
   return d;
 }
@@ -485,7 +486,8 @@ DiffResult diff(const DiffInput& base, const DiffInput& target, const DiffOption
         unmatched.push_back(l);
     auto matched_any = [&](const GrowthResult& x) { return x.unmatched.size() < x.limits.size(); };
     auto grew = [](const GrowthResult& x) {
-      return std::any_of(x.checks.begin(), x.checks.end(), [](const GrowthCheck& k) { return k.grew; });
+      return std::any_of(x.checks.begin(), x.checks.end(),
+                         [](const GrowthCheck& k) { return k.grew; });
     };
     const bool cannot = matched_any(g) || matched_any(cg)
                             ? (matched_any(g) && !r.decidable) || (matched_any(cg) && !c.decidable)

@@ -94,8 +94,10 @@ SideData side_units(const Capture& c, DiffBasis basis, const std::vector<StackKe
     const uint32_t u = ru.first + local[i];
     const double w = static_cast<double>(s.weight) * value_per_weight[s.source];
     if (basis == DiffBasis::share) d.unit_weight[u] += w;
-    const uint64_t per_sample = c.sources[s.source].unit == WeightUnit::period ? c.sources[s.source].period : 1;
-    d.unit_count[u] += static_cast<double>(s.weight) / static_cast<double>(std::max<uint64_t>(per_sample, 1));
+    const uint64_t per_sample =
+        c.sources[s.source].unit == WeightUnit::period ? c.sources[s.source].period : 1;
+    d.unit_count[u] +=
+        static_cast<double>(s.weight) / static_cast<double>(std::max<uint64_t>(per_sample, 1));
     acc[keys_of_stack[s.stack][2]][u] += w;
     if (ru.draw == DrawKind::rounds) {
       std::vector<double>& x = series[s.source][keys_of_stack[s.stack][0]];

@@ -1,11 +1,11 @@
 // The FUSE daemon behind each sample, from what the sampler found (the capture's
-// end.fuse.<connection> fields: a daemon's pid and the mount point it serves): the
+// fuse.<connection> fields, SourceInfo::fuse_daemons: a daemon's pid and the mount point
+// it serves): the
 // daemon of the mount a waiter's file is on, the longest mount point that holds it; a
 // task in a FUSE wait on no known mount (a fault on a mapping, a loop worker) has the
 // daemon when its input names only one. The daemon's own threads are its. Each daemon's
 // state is its main thread's at its last sample.
 #include "graph_context.hpp"
-#include "hangscope/capture_format.hpp"
 
 namespace hangscope::graph_impl {
 
@@ -28,9 +28,7 @@ void resolve_fuse_daemons(Context& c) {
   };
   std::vector<std::vector<Mount>> mounts(cap.sources.size());
   for (uint16_t src = 0; src < cap.sources.size(); ++src)
-    for (const auto& [key, value] : cap.sources[src].header) {
-      capture_format::FuseDaemonField f;
-      if (!capture_format::parse_fuse_daemon_field(key, value, f)) continue;
+    for (const FuseDaemon& f : cap.sources[src].fuse_daemons) {
       mounts[src].push_back({f.mount_point, f.pid});
       c.daemons[{src, f.pid}].mount_point = f.mount_point;
     }

@@ -16,7 +16,9 @@ constexpr size_t kSamplesPerThread = 1 << 16;
 }  // namespace
 
 CaptureBuilder::CaptureBuilder(Capture& capture, SourceInfo info, const ReadOptions& options)
-    : capture_(capture), options_(options), contexts_(0, ContextIds{&capture}, ContextIds{&capture}) {
+    : capture_(capture),
+      options_(options),
+      contexts_(0, ContextIds{&capture}, ContextIds{&capture}) {
   if (capture.sources.size() >= UINT16_MAX) throw InputError("too many inputs");
   source_ = static_cast<uint16_t>(capture.sources.size());
   capture.sources.push_back(std::move(info));

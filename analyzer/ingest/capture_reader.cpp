@@ -325,15 +325,18 @@ bool CaptureParse::round_end(std::string_view rest) {
 }
 
 // "end <rounds> <duration_ns> [<key>=<value> ...]": the sampler's counters and the FUSE
-// daemons it found (v2), kept as header fields "end.<key>".
+// daemons it found (v2), kept as header fields "end.<key>"; the daemons typed as well.
 void CaptureParse::end(std::string_view rest) {
   ended_ = true;
   SourceInfo& info = out_.info();
   for (int i = 0; !rest.empty(); ++i) {
     std::string_view kv = field(rest);
     size_t eq = kv.find('=');
-    if (i >= 2 && eq != std::string_view::npos)
-      info.header["end." + std::string(kv.substr(0, eq))] = std::string(kv.substr(eq + 1));
+    if (i < 2 || eq == std::string_view::npos) continue;
+    const std::string_view key = kv.substr(0, eq), value = kv.substr(eq + 1);
+    info.header["end." + std::string(key)] = std::string(value);
+    if (cf::FuseDaemonField d; cf::parse_fuse_daemon_field(key, value, d))
+      info.fuse_daemons.push_back(std::move(d));
   }
 }
 

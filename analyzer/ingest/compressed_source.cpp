@@ -48,7 +48,8 @@ class ReplaySource final : public ByteSource {
 
 class GzipSource final : public ByteSource {
  public:
-  GzipSource(Replay in, std::string name) : in_(std::move(in)), name_(std::move(name)), buf_(kChunk) {
+  GzipSource(Replay in, std::string name)
+      : in_(std::move(in)), name_(std::move(name)), buf_(kChunk) {
     std::memset(&z_, 0, sizeof z_);
     if (inflateInit2(&z_, 15 + 32) != Z_OK)  // 32: a gzip or zlib header, detected
       throw InputError(fmt::format("{}: cannot start the gzip decoder", name_));
@@ -65,7 +66,8 @@ class GzipSource final : public ByteSource {
         size_t got = in_.read(buf_.data(), buf_.size());
         if (got == 0) {
           eof_ = true;
-          if (in_member_) throw InputError(fmt::format("{}: gzip data ends early (cut file?)", name_));
+          if (in_member_)
+            throw InputError(fmt::format("{}: gzip data ends early (cut file?)", name_));
           break;
         }
         z_.next_in = reinterpret_cast<Bytef*>(buf_.data());
@@ -117,7 +119,8 @@ class ZstdSource final : public ByteSource {
         size_t got = in_.read(buf_.data(), buf_.size());
         if (got == 0) {
           eof_ = true;
-          if (in_frame_) throw InputError(fmt::format("{}: zstd data ends early (cut file?)", name_));
+          if (in_frame_)
+            throw InputError(fmt::format("{}: zstd data ends early (cut file?)", name_));
           break;
         }
         in_buf_ = ZSTD_inBuffer{buf_.data(), got, 0};
@@ -144,7 +147,8 @@ class ZstdSource final : public ByteSource {
 
 }  // namespace
 
-std::unique_ptr<ByteSource> decompressing(std::unique_ptr<ByteSource> src, const std::string& name) {
+std::unique_ptr<ByteSource> decompressing(std::unique_ptr<ByteSource> src,
+                                          const std::string& name) {
   std::string head(4, '\0');
   size_t got = 0;
   while (got < head.size()) {

@@ -2,8 +2,6 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <array>
-
 #include "input_parts.hpp"
 #include "readers.hpp"
 
@@ -14,13 +12,10 @@ constexpr size_t kHeadBytes = 64 * 1024;
 }
 
 std::span<const Reader* const> readers() {
-  // Most specific first: a kernel log with old "[<address>]" frames must be claimed by
-  // the kernel-log reader before the /proc stack reader sees those frames.
-  static const std::array<const Reader*, 7> all = {
-      &ingest::capture_reader(),     &ingest::kernel_log_reader(), &ingest::crash_reader(),
-      &ingest::perf_script_reader(), &ingest::proc_stack_reader(), &ingest::folded_reader(),
-      &ingest::folded_us_reader(),
-  };
+  // In the order of the list (readers.hpp): most specific first.
+#define HANGSCOPE_READER_ENTRY(function) &ingest::function(),
+  static const Reader* const all[] = {HANGSCOPE_READERS(HANGSCOPE_READER_ENTRY)};
+#undef HANGSCOPE_READER_ENTRY
   return all;
 }
 
@@ -72,8 +67,8 @@ const Reader& choose_reader(std::string_view head, const std::string& format,
                                fmt::join(reader_names(), ", ")));
 }
 
-CaptureBuilder builder_for(const Reader& reader, const std::string& path, const ReadOptions& options,
-                           Capture& capture) {
+CaptureBuilder builder_for(const Reader& reader, const std::string& path,
+                           const ReadOptions& options, Capture& capture) {
   SourceInfo info;
   info.path = path;
   info.format = std::string(reader.name());
@@ -87,8 +82,8 @@ void check_read(const Reader& reader, const CaptureBuilder& builder, const Captu
   if (builder.samples_added() == 0 && si.skipped_lines > 0 && si.format != "capture") {
     // Where a task's report broke says more than the first line of other text.
     throw InputError(fmt::format(
-        "{}: no stacks found in this {} input (first unreadable line: {})", name,
-        reader.name(), si.first_skipped_in_task.empty() ? si.first_skipped : si.first_skipped_in_task));
+        "{}: no stacks found in this {} input (first unreadable line: {})", name, reader.name(),
+        si.first_skipped_in_task.empty() ? si.first_skipped : si.first_skipped_in_task));
   }
 }
 
@@ -116,8 +111,8 @@ void read_input(const std::string& path, const ReadOptions& options, Capture& ca
   read_input(open_input(path), path == "-" ? "<stdin>" : path, options, capture);
 }
 
-void read_input(std::unique_ptr<ByteSource> src, const std::string& path, const ReadOptions& options,
-                Capture& capture) {
+void read_input(std::unique_ptr<ByteSource> src, const std::string& path,
+                const ReadOptions& options, Capture& capture) {
   LineReader in(decompressing(std::move(src), path), path);
   const Reader& reader =
       choose_reader(options.format.empty() ? in.head(kHeadBytes) : std::string_view(),

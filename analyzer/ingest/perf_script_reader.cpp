@@ -402,12 +402,9 @@ void add_counted(const PerfLines& lines, const std::string& name, CaptureBuilder
   if (info.unit == WeightUnit::period && e.one_period) info.period = e.period;
   if (e.first_ns <= e.last_ns) info.span_s = static_cast<double>(e.last_ns - e.first_ns) / 1e9;
   if (e.not_blocked) info.header["perf.switches_not_blocked"] = fmt::format("{}", e.not_blocked);
-  std::string left_out;
   for (size_t i = 0; i < events.size(); ++i)
     if (i != counted)
-      left_out += fmt::format("{}{} {}", left_out.empty() ? "" : ", ", events[i].totals.count(),
-                              events[i].name);
-  if (!left_out.empty()) info.header["perf.samples_left_out"] = left_out;
+      info.left_out.push_back({LeftOut::Why::other_event, events[i].name, events[i].totals.count()});
   out.add_samples(
       e.totals.samples().size(), [&](size_t i, TaskSample& s) { s = e.totals.samples()[i]; },
       out.options().threads);

@@ -1,16 +1,11 @@
 #include "diff_renderers.hpp"
 
-#include <array>
-
 namespace hangscope {
 
 std::span<const DiffRenderer* const> diff_renderers() {
-  static const std::array<const DiffRenderer*, 4> all = {
-      &render::diff_text_renderer(),
-      &render::diff_json_renderer(),
-      &render::diff_svg_renderer(),
-      &render::diff_html_renderer(),
-  };
+#define HANGSCOPE_DIFF_ENTRY(function) &render::function(),
+  static const DiffRenderer* const all[] = {HANGSCOPE_DIFF_RENDERERS(HANGSCOPE_DIFF_ENTRY)};
+#undef HANGSCOPE_DIFF_ENTRY
   return all;
 }
 

@@ -76,7 +76,8 @@ std::string DotRenderer::render(const Report& r, const RenderOptions&) const {
     std::string label = fmt::format("{} {}\n{}", amount(g, e.weight), reasons_words(e.reasons),
                                     confidence_name(e.confidence));
     if (e.assumed_one_fs) label += ", one fs assumed";
-    if (!e.holders.empty()) label.append("\n").append(task_label(r.capture, e.holders.front().task));
+    if (!e.holders.empty())
+      label.append("\n").append(task_label(r.capture, e.holders.front().task));
     const double width = heaviest > 0 ? 1 + 4 * e.weight / heaviest : 1;
     std::string_view style = e.confidence == Confidence::stated   ? "bold"
                              : e.confidence == Confidence::strong ? "solid"

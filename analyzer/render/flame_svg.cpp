@@ -130,8 +130,8 @@ void change_legend(Out out, size_t& rows) {
                    "<g class=\"hs-key\"><rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" "
                    "fill=\"{}\" transform=\"translate(10,0)\"/><text x=\"{}\" dx=\"28\" "
                    "y=\"{}\">{}</text></g>\n",
-                   svg_percent(i / 3.0), kLegendY, entries[i][0], svg_percent(i / 3.0), kLegendY + 10,
-                   entries[i][1]);
+                   svg_percent(i / 3.0), kLegendY, entries[i][0], svg_percent(i / 3.0),
+                   kLegendY + 10, entries[i][1]);
   fmt::format_to(out, "</g>\n");
   rows = 1;
 }
@@ -301,12 +301,12 @@ std::string flame_svg(const Report& report, const RenderOptions& opt, bool stand
         append_xml(svg, valid_utf8(src));
       }
     }
-    fmt::format_to(
-        out,
-        "\n{} {} ({:.2f}%){}</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"{}\"/>",
-        n.weight, unit_name(sum), w * 100, on_cpu ? "\non CPU (running, not blocked)" : "",
-        svg_percent(x), y, svg_percent(w),
-        FlameLayout::kFrameHeight - 1, fill);
+    fmt::format_to(out,
+                   "\n{} {} ({:.2f}%){}</title><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" "
+                   "fill=\"{}\"/>",
+                   n.weight, unit_name(sum), w * 100,
+                   on_cpu ? "\non CPU (running, not blocked)" : "", svg_percent(x), y,
+                   svg_percent(w), FlameLayout::kFrameHeight - 1, fill);
     const double px = w * width;
     std::string label =
         fit_label(name, px > 6 ? static_cast<size_t>((px - 6) / FlameLayout::kCharWidth) : 0);

@@ -1,7 +1,10 @@
 // The HTML report: one self-contained page (no network, opens from disk) with the
-// verdict, the wait-group table, the timeline, the waits-on graph and the flamegraph.
+// verdict, the wait-group table, the context the sampler recorded, the timeline, the
+// waits-on graph and the flamegraph.
 // Parts without data are left out with a line saying why.
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "assets.hpp"
 #include "flame_svg.hpp"
@@ -172,15 +175,16 @@ void spinning_table(Out out, const Report& r, const Palette& group_colors) {
   const CpuSummary& cpu = sum.cpu;
   // As in the text report: tasks a dump shows on their CPUs are no CPU profile.
   if (sum.running_weight == 0 || (!cpu.seconds_known && cpu.spinning_weight == 0)) return;
-  fmt::format_to(out, "<section id=\"on-cpu\"><h2>On CPU: spinning for locks</h2>\n<p>{}</p>\n",
-                 xml_text(cpu.cores_known
-                              ? fmt::format("{} cores of {} on CPU spin for locks ({} of all CPU); "
-                                            "cores are CPU seconds per second.",
-                                            cores_words(cpu.spinning_cores), cores_words(cpu.cores),
-                                            cpu_share_words(cpu.spinning_share))
-                              : fmt::format("{} of all CPU spins for locks (no cores: the inputs do "
-                                            "not say their CPU time or how long they lasted).",
-                                            cpu_share_words(cpu.spinning_share))));
+  fmt::format_to(
+      out, "<section id=\"on-cpu\"><h2>On CPU: spinning for locks</h2>\n<p>{}</p>\n",
+      xml_text(cpu.cores_known
+                   ? fmt::format("{} cores of {} on CPU spin for locks ({} of all CPU); "
+                                 "cores are CPU seconds per second.",
+                                 cores_words(cpu.spinning_cores), cores_words(cpu.cores),
+                                 cpu_share_words(cpu.spinning_share))
+                   : fmt::format("{} of all CPU spins for locks (no cores: the inputs do "
+                                 "not say their CPU time or how long they lasted).",
+                                 cpu_share_words(cpu.spinning_share))));
   const std::vector<SpinPart>& parts = r.graph().verdict.spinning.parts;
   if (!parts.empty()) {
     fmt::format_to(out,
@@ -202,6 +206,55 @@ void spinning_table(Out out, const Report& r, const Palette& group_colors) {
     }
     fmt::format_to(out, "</tbody></table>\n");
   }
+  fmt::format_to(out, "</section>\n");
+}
+
+// What the sampler recorded around the stacks, as the text report's context section has
+// it: a row per group, a column per field the table of context fields shows that some
+// group has values of. Left out, with the section, where the inputs recorded no context.
+void context_table(Out out, const Report& r) {
+  const ContextSummary& cx = r.analysis.context;
+  if (!cx.any && cx.stackless_sources.empty()) return;
+  const Capture& c = r.capture;
+  std::vector<size_t> columns;  // fields with values
+  bool longest = false, unreadable = false;
+  for (size_t f = 0; f < cx.fields.size(); ++f)
+    if (std::any_of(cx.groups.begin(), cx.groups.end(),
+                    [&](const GroupContext& g) { return !g.values[f].empty(); }))
+      columns.push_back(f);
+  for (const GroupContext& g : cx.groups) {
+    longest = longest || !g.longest.empty();
+    unreadable = unreadable || g.unreadable;
+  }
+  fmt::format_to(out,
+                 "<section id=\"context\"><h2>Context of the blocked tasks</h2>\n<p "
+                 "class=\"hint\">What the sampler read beside each stack: per wait group, the "
+                 "states of its samples and the most common values of each field, with their "
+                 "samples.</p>\n<table class=\"groups context\"><thead><tr><th>wait group</th>"
+                 "<th>states</th>");
+  for (size_t f : columns) fmt::format_to(out, "<th>{}</th>", xml_text(cx.fields[f].row.label));
+  if (longest) fmt::format_to(out, "<th>blocked longest without running</th>");
+  if (unreadable) fmt::format_to(out, "<th class=\"num\">without a stack</th>");
+  fmt::format_to(out, "</tr></thead><tbody>\n");
+  for (const GroupContext& g : cx.groups) {
+    fmt::format_to(out, "<tr><td>{}</td><td>{}</td>",
+                   xml_text(r.classification().groups[g.group].name),
+                   xml_text(context_states_words(g)));
+    for (size_t f : columns)
+      fmt::format_to(out, "<td>{}</td>",
+                     xml_text(context_counts_words(c, g.values[f], cx.fields[f].number)));
+    if (longest) fmt::format_to(out, "<td>{}</td>", xml_text(context_longest_words(c, g)));
+    if (unreadable) fmt::format_to(out, "<td class=\"num\">{}</td>", g.unreadable);
+    fmt::format_to(out, "</tr>\n");
+  }
+  fmt::format_to(out, "</tbody></table>\n");
+  if (std::string machine = context_machine_words(cx); !machine.empty())
+    fmt::format_to(out, "<p>Machine: {}</p>\n", xml_text(machine));
+  if (cx.unreadable)
+    fmt::format_to(out, "<p class=\"warn\">Unreadable: {} samples ({})</p>\n", cx.unreadable,
+                   xml_text(context_counts_words(c, cx.unreadable_reasons)));
+  for (const std::string& path : cx.stackless_sources)
+    fmt::format_to(out, "<p class=\"warn\">{}</p>\n", xml_text(stackless_source_words(path)));
   fmt::format_to(out, "</section>\n");
 }
 
@@ -239,6 +292,7 @@ std::string HtmlRenderer::render(const Report& r, const RenderOptions& opt) cons
   inputs(out, r.capture);
   group_table(out, r, group_colors);
   spinning_table(out, r, group_colors);
+  context_table(out, r);
 
   fmt::format_to(out, "<section id=\"timeline\"><h2>Timeline</h2>\n");
   std::string why_not;

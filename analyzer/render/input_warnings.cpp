@@ -15,7 +15,8 @@ std::vector<std::string> input_warnings(const SourceInfo& s) {
   std::vector<std::string> out;
   if (s.truncated)
     out.push_back(fmt::format(
-        "{}: capture was cut short (no end record); the report covers its complete rounds", s.path));
+        "{}: capture was cut short (no end record); the report covers its complete rounds",
+        s.path));
   if (s.skipped_lines) {
     std::string w = fmt::format("{}: skipped {} line{} not understood (first at {}", s.path,
                                 s.skipped_lines, s.skipped_lines == 1 ? "" : "s", s.first_skipped);
@@ -32,10 +33,14 @@ std::vector<std::string> input_warnings(const SourceInfo& s) {
       w += fmt::format(" and {} more", s.stackless_tasks - s.stackless.size());
     out.push_back(w);
   }
-  if (auto it = s.header.find("perf.samples_left_out"); it != s.header.end())
+  std::string events;  // the samples of other perf events
+  for (const LeftOut& l : s.left_out)
+    if (l.why == LeftOut::Why::other_event)
+      events += fmt::format("{}{} {}", events.empty() ? "" : ", ", l.count, l.what);
+  if (!events.empty())
     out.push_back(fmt::format("{}: counted the samples of {} only (--event NAME counts another); "
                               "left out {}",
-                              s.path, s.event, it->second));
+                              s.path, s.event, events));
   return out;
 }
 

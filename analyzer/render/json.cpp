@@ -1,7 +1,9 @@
 // Everything the analyses found, as one JSON document for programs: the inputs, the
 // wait groups with their top stacks, the waits-on graph (nodes, edges, chains,
-// possible deadlocks) and the verdict, in its parts and in words. Written with
-// nlohmann/json.
+// possible deadlocks), the verdict, in its parts and in words, and the context the
+// sampler recorded around the stacks. Written with nlohmann/json.
+#include <fmt/format.h>
+
 #include <nlohmann/json.hpp>
 
 #include "renderers.hpp"
@@ -218,13 +220,61 @@ Json verdict(const Report& r) {
           {"spinning", spinning}};
 }
 
+Json counts(const Capture& c, const std::vector<ContextCount>& values, bool number) {
+  Json out = Json::array();
+  for (const ContextCount& v : values)
+    out.push_back({{"value", number ? Json(v.number) : Json(c.strings().get(v.text))},
+                   {"weight", v.weight}});
+  return out;
+}
+
+// The context summary: per group the values of the fields the table of context fields
+// shows, under their capture keys, so that a field added there is here with no edit.
+Json context(const Report& r) {
+  const ContextSummary& cx = r.analysis.context;
+  const Capture& c = r.capture;
+  Json fields = Json::array(), groups = Json::array();
+  for (const ShownField& f : cx.fields)
+    fields.push_back({{"key", f.row.key}, {"label", f.row.label}});
+  for (const GroupContext& g : cx.groups) {
+    Json states = Json::array(), values = Json::object(), longest = Json::array();
+    for (const auto& [state, w] : g.states)
+      states.push_back({{"state", std::string(1, state)}, {"weight", w}});
+    for (size_t f = 0; f < cx.fields.size(); ++f)
+      if (!g.values[f].empty())
+        values[std::string(cx.fields[f].row.key)] = counts(c, g.values[f], cx.fields[f].number);
+    for (const BlockedStretch& b : g.longest)
+      longest.push_back({{"task", task(c, b.task)}, {"seconds", b.seconds}});
+    groups.push_back({{"group", r.classification().groups[g.group].name},
+                      {"states", states},
+                      {"watched", g.watched},
+                      {"unreadable", g.unreadable},
+                      {"values", values},
+                      {"longest", longest}});
+  }
+  // A float's shortest text (12.5, not 12.5000001...), as the capture wrote it.
+  auto pressure = [](float p) { return p < 0 ? Json(nullptr) : Json::parse(fmt::format("{}", p)); };
+  return {{"any", cx.any},
+          {"fields", fields},
+          {"groups", groups},
+          {"late_rounds", cx.late_rounds},
+          {"max_uninterruptible", cx.max_uninterruptible},
+          {"pressure",
+           {{"io", pressure(cx.max_io)},
+            {"memory", pressure(cx.max_memory)},
+            {"cpu", pressure(cx.max_cpu)}}},
+          {"unreadable", cx.unreadable},
+          {"unreadable_reasons", counts(c, cx.unreadable_reasons, false)},
+          {"stackless_inputs", cx.stackless_sources}};
+}
+
 class JsonRenderer final : public Renderer {
  public:
   std::string_view name() const override { return "json"; }
   std::string_view description() const override {
-    return "everything as JSON: inputs, groups, graph nodes and edges, chains, verdict";
+    return "everything as JSON: inputs, groups, graph nodes and edges, chains, verdict, context";
   }
-  uint8_t needs() const override { return kNeedGraph | kNeedStacks; }
+  uint8_t needs() const override { return kNeedGraph | kNeedStacks | kNeedContext; }
   std::string render(const Report& r, const RenderOptions&) const override {
     const Summary& sum = r.summary();
     Json doc = {{"schema_version", kJsonSchemaVersion},
@@ -241,7 +291,8 @@ class JsonRenderer final : public Renderer {
                 {"cpu", cpu(r)},
                 {"verdict", verdict(r)},
                 {"groups", groups(r)},
-                {"graph", graph(r)}};
+                {"graph", graph(r)},
+                {"context", context(r)}};
     if (r.suspects) doc["suspects"] = suspects_json(*r.suspects);
     // Invalid UTF-8 in a command name or frame is replaced, never a reason to fail.
     return doc.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";

@@ -7,8 +7,9 @@
 // on-CPU samples say their CPU time (model.hpp cpu_seconds_per_weight), "cpu" in
 // nanoseconds, which blocked samples hold none of (and on-CPU samples no blocked threads).
 // One pprof sample per distinct (stack, task, on CPU or not): labels pid, tid, comm,
-// wait_group, kernel and state ("on-cpu" or "blocked", where the input says). Locations are kernel (or user) functions without addresses: one Function per
-// name and module, one Mapping per module ("[kernel.kallsyms]" for vmlinux).
+// wait_group, kernel and state ("on-cpu" or "blocked", where the input says). Locations are kernel
+// (or user) functions without addresses: one Function per name and module, one Mapping per module
+// ("[kernel.kallsyms]" for vmlinux).
 #include <zlib.h>
 
 #include <cmath>
@@ -200,14 +201,9 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
 
   // When and how: the first input's start, the inputs' duration, the sampling interval.
   for (const SourceInfo& s : c.sources) {
-    auto start = s.header.find("start_unix_ns");
-    if (start != s.header.end()) {
-      try {
-        p.set_time_nanos(std::stoll(start->second));
-      } catch (const std::exception&) {
-      }
-      break;
-    }
+    if (s.start_unix_ns == 0) continue;
+    p.set_time_nanos(s.start_unix_ns);
+    break;
   }
   p.set_duration_nanos(static_cast<int64_t>(std::llround(sum.duration_s * 1e9)));
   for (const SourceInfo& s : c.sources) {
@@ -218,8 +214,9 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
     p.set_period(static_cast<int64_t>(std::llround(s.interval_s * 1e9)));
     break;
   }
-  p.add_comment(str("hangscope " + opt.version +
-                    (sum.running_weight ? ": blocked and on-CPU kernel stacks" : ": blocked kernel stacks")));
+  p.add_comment(
+      str("hangscope " + opt.version +
+          (sum.running_weight ? ": blocked and on-CPU kernel stacks" : ": blocked kernel stacks")));
   for (const SourceInfo& s : c.sources) p.add_comment(str("input: " + s.path));
 
   std::string bytes;

@@ -1,15 +1,11 @@
 #include "renderers.hpp"
 
-#include <array>
-
 namespace hangscope {
 
 std::span<const Renderer* const> renderers() {
-  static const std::array<const Renderer*, 8> all = {
-      &render::text_renderer(), &render::folded_renderer(),     &render::svg_renderer(),
-      &render::html_renderer(), &render::speedscope_renderer(), &render::pprof_renderer(),
-      &render::dot_renderer(),  &render::json_renderer(),
-  };
+#define HANGSCOPE_RENDERER_ENTRY(function) &render::function(),
+  static const Renderer* const all[] = {HANGSCOPE_RENDERERS(HANGSCOPE_RENDERER_ENTRY)};
+#undef HANGSCOPE_RENDERER_ENTRY
   return all;
 }
 

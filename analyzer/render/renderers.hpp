@@ -1,4 +1,7 @@
-// The renderers of the render stage, one per output format, each in its own file.
+// The renderers of the render stage, one per output format, each in its own file, and
+// the one list of them: a new renderer is its file, a line here and a line of
+// stage.cmake. The list is a table, not self-registration, so that every renderer of the
+// static library is linked because renderers.cpp names it.
 #pragma once
 
 #include <string>
@@ -6,16 +9,22 @@
 
 #include "hangscope/render.hpp"
 
+// X(function) for every renderer, in the order --help lists them; `function()` returns it.
+#define HANGSCOPE_RENDERERS(X)                                                                    \
+  X(text_renderer)       /* text.cpp: the summary for a person at a terminal */                   \
+  X(folded_renderer)     /* folded.cpp: FlameGraph's collapsed stacks */                          \
+  X(svg_renderer)        /* svg.cpp: the interactive flamegraph */                                \
+  X(html_renderer)       /* html.cpp: the self-contained HTML report */                           \
+  X(speedscope_renderer) /* speedscope.cpp: speedscope's JSON file format */                      \
+  X(pprof_renderer)      /* pprof.cpp: pprof's profile.proto, gzipped */                          \
+  X(dot_renderer)        /* dot.cpp: the waits-on graph for Graphviz */                           \
+  X(json_renderer)       /* json.cpp: everything, for programs */
+
 namespace hangscope::render {
 
-const Renderer& text_renderer();        // text.cpp: the summary for a person at a terminal
-const Renderer& folded_renderer();      // folded.cpp: FlameGraph's collapsed stacks
-const Renderer& svg_renderer();         // svg.cpp: the interactive flamegraph
-const Renderer& html_renderer();        // html.cpp: the self-contained HTML report
-const Renderer& speedscope_renderer();  // speedscope.cpp: speedscope's JSON file format
-const Renderer& pprof_renderer();       // pprof.cpp: pprof's profile.proto, gzipped
-const Renderer& dot_renderer();         // dot.cpp: the waits-on graph for Graphviz
-const Renderer& json_renderer();        // json.cpp: everything, for programs
+#define HANGSCOPE_DECLARE_RENDERER(function) const Renderer& function();
+HANGSCOPE_RENDERERS(HANGSCOPE_DECLARE_RENDERER)
+#undef HANGSCOPE_DECLARE_RENDERER
 
 // unit_words.cpp: what the weights count, "tasks", "samples", "us", "ns", "cycles".
 std::string unit_name(WeightUnit unit, std::string_view event);
@@ -40,6 +49,19 @@ std::string cpu_share_words(double share);
 // dump without thread ids, "tid N" where the command is unknown.
 std::string task_label(std::string_view comm, int32_t tid);
 std::string task_label(const Capture& c, const TaskExample& t);
+
+// context_words.cpp: the context summary in words. A field's value ("fsync", "4711"), its
+// most common values with their weights ("fsync (12), write (3)"), a group's states ("D
+// 12, S 3 (3 S in a watched wait)"), its tasks blocked longest without running ("dd (42)
+// >= 1.20 s, ..."), the machine's figures (D threads, pressure, late rounds), and an input
+// recorded without kernel stacks.
+std::string context_value_words(const Capture& c, const ContextCount& v, bool number);
+std::string context_counts_words(const Capture& c, const std::vector<ContextCount>& values,
+                                 bool number = false);
+std::string context_states_words(const GroupContext& g);
+std::string context_longest_words(const Capture& c, const GroupContext& g);
+std::string context_machine_words(const ContextSummary& cx);
+std::string stackless_source_words(std::string_view path);
 
 // graph_words.cpp, beside node_words and chain_words (render.hpp): a weight of the graph
 // ("11.23" blocked threads, "42" samples), an edge's reasons ("checkpointer, mutex"), a

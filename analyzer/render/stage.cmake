@@ -8,6 +8,7 @@ hangscope_add_stage(hangscope_render INTERNALS SOURCES
   task_label.cpp
   graph_words.cpp
   unit_words.cpp
+  context_words.cpp
   input_warnings.cpp
   folded.cpp
   diff_renderers.cpp

@@ -30,20 +30,10 @@ void sources(Out out, const Capture& c) {
       fmt::format_to(out, ", counts in samples");
     out = '\n';
     // Written by hangscope watch (docs/watch.md): what made it.
-    if (auto t = s.header.find("watch_trigger"); t != s.header.end()) {
-      auto field = [&](const char* key) {
-        auto it = s.header.find(key);
-        return it == s.header.end() ? std::string() : it->second;
-      };
-      double at = 0;
-      try {
-        at = std::stod(field("watch_trigger_ns")) / 1e9;
-      } catch (const std::exception&) {
-      }
-      fmt::format_to(out, "    written by watch: {} fired at {:.2f} s (value {}, threshold {})",
-                     t->second, at, field("watch_trigger_value"), field("watch_trigger_threshold"));
-      if (std::string what = field("watch_trigger_what"); !what.empty())
-        fmt::format_to(out, ": {}", what);
+    if (const WatchTrigger& t = s.watch_trigger; !t.kind.empty()) {
+      fmt::format_to(out, "    written by watch: {} fired at {:.2f} s (value {:g}, threshold {:g})",
+                     t.kind, t.time_ns < 0 ? 0 : t.time_ns / 1e9, t.value, t.threshold);
+      if (!t.what.empty()) fmt::format_to(out, ": {}", t.what);
       out = '\n';
     }
   }
@@ -107,7 +97,8 @@ void spinning_section(Out out, const Report& r) {
   for (const SpinPart& p : parts) {
     const WaitGroup& wg = r.classification().groups[p.group];
     fmt::format_to(out, "{:<{}}  {:<10} {:>7} {:>7}\n", wg.name, width, wg.subsystem,
-                   cpu.cores_known ? cores_words(p.cores) : std::string(), cpu_share_words(p.share));
+                   cpu.cores_known ? cores_words(p.cores) : std::string(),
+                   cpu_share_words(p.share));
   }
 }
 
@@ -163,15 +154,9 @@ void top_stacks(Out out, const Report& r, const RenderOptions& opt) {
   }
 }
 
-// What the sampler recorded around the stacks (capture format 2): per group, the
-// system calls, files, devices and containers, and who was blocked longest unrun.
-std::string counts(const Capture& c, const std::vector<NamedCount>& v) {
-  std::string s;
-  for (const NamedCount& n : v)
-    s += fmt::format("{}{} ({})", s.empty() ? "" : ", ", c.strings().get(n.name), n.weight);
-  return s;
-}
-
+// What the sampler recorded around the stacks (capture format 2): per group, the states,
+// the most common values of the fields the table of context fields shows, and who was
+// blocked longest unrun.
 void context_section(Out out, const Report& r) {
   const ContextSummary& cx = r.analysis.context;
   if (!cx.any && cx.stackless_sources.empty()) return;
@@ -181,47 +166,26 @@ void context_section(Out out, const Report& r) {
   for (size_t i = 0; i < cx.groups.size() && i < kGroups; ++i) {
     const GroupContext& g = cx.groups[i];
     fmt::format_to(out, "  {}\n", r.classification().groups[g.group].name);
-    std::string states;
-    for (const auto& [st, w] : g.states)
-      states += fmt::format("{}{} {}", states.empty() ? "" : ", ", st, w);
-    if (g.watched) states += fmt::format(" ({} S in a watched wait)", g.watched);
-    fmt::format_to(out, "    {:<11} {}\n", "states", states);
-    auto line = [&](std::string_view label, const std::vector<NamedCount>& v) {
-      if (!v.empty()) fmt::format_to(out, "    {:<11} {}\n", label, counts(c, v));
-    };
-    line("syscalls", g.syscalls);
-    line("files", g.files);
-    line("devices", g.devices);
-    line("containers", g.containers);
-    if (!g.longest.empty()) {
-      std::string s;
-      for (const BlockedStretch& b : g.longest)
-        s += fmt::format("{}{} >= {:.2f} s", s.empty() ? "" : ", ",
-                         task_label(c, {b.task.pid, b.task.tid, b.task.comm}), b.seconds);
-      fmt::format_to(out, "    {:<11} {} without running\n", "blocked", s);
-    }
+    fmt::format_to(out, "    {:<11} {}\n", "states", context_states_words(g));
+    for (size_t f = 0; f < cx.fields.size(); ++f)
+      if (!g.values[f].empty())
+        fmt::format_to(out, "    {:<11} {}\n", cx.fields[f].row.label,
+                       context_counts_words(c, g.values[f], cx.fields[f].number));
+    if (!g.longest.empty())
+      fmt::format_to(out, "    {:<11} {} without running\n", "blocked",
+                     context_longest_words(c, g));
     if (g.unreadable)
       fmt::format_to(out, "    {:<11} {} samples without a stack\n", "unreadable", g.unreadable);
   }
   if (cx.groups.size() > kGroups)
     fmt::format_to(out, "  ... {} more groups\n", cx.groups.size() - kGroups);
-  std::string machine;
-  if (cx.max_uninterruptible)
-    machine += fmt::format("at most {} threads in D in one round", cx.max_uninterruptible);
-  if (cx.max_io >= 0 || cx.max_memory >= 0 || cx.max_cpu >= 0)
-    machine += fmt::format("{}pressure (avg10, highest) io {:.1f}%, memory {:.1f}%, cpu {:.1f}%",
-                           machine.empty() ? "" : "; ", std::max(0.f, cx.max_io),
-                           std::max(0.f, cx.max_memory), std::max(0.f, cx.max_cpu));
-  if (cx.late_rounds)
-    machine += fmt::format("{}{} late rounds", machine.empty() ? "" : "; ", cx.late_rounds);
-  if (!machine.empty()) fmt::format_to(out, "  machine: {}\n", machine);
+  if (std::string machine = context_machine_words(cx); !machine.empty())
+    fmt::format_to(out, "  machine: {}\n", machine);
   if (cx.unreadable)
     fmt::format_to(out, "  unreadable: {} samples ({})\n", cx.unreadable,
-                   counts(c, cx.unreadable_reasons));
+                   context_counts_words(c, cx.unreadable_reasons));
   for (const std::string& path : cx.stackless_sources)
-    fmt::format_to(
-        out, "  {}: recorded without kernel stacks (no CAP_SYS_ADMIN): grouped by wait channel\n",
-        path);
+    fmt::format_to(out, "  {}\n", stackless_source_words(path));
 }
 
 void subsystems(Out out, const Report& r) {

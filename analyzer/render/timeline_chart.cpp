@@ -171,10 +171,9 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
   }
   // What made a capture of hangscope watch, at the first round at or after it fired.
   for (uint16_t src = 0; src < c.sources.size(); ++src) {
-    auto trigger = c.sources[src].header.find("watch_trigger");
-    auto when = c.sources[src].header.find("watch_trigger_ns");
-    if (trigger == c.sources[src].header.end() || when == c.sources[src].header.end()) continue;
-    int64_t fired = std::strtoll(when->second.c_str(), nullptr, 10);
+    const WatchTrigger& trigger = c.sources[src].watch_trigger;
+    if (trigger.kind.empty() || trigger.time_ns < 0) continue;
+    const int64_t fired = trigger.time_ns;
     size_t col = columns;
     for (size_t i = 0; i < columns && col == columns; ++i) {
       const Round& round = c.rounds[t.rounds[first_row[i]]];
@@ -186,7 +185,7 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
                    "<line class=\"hs-trigger\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" "
                    "stroke=\"#06c\" stroke-dasharray=\"4 3\"/><text x=\"{:.1f}\" y=\"{}\" "
                    "dx=\"4\" fill=\"#06c\">{} fired</text>\n",
-                   x, x, kTop, kBottom, x, kTop + 34, xml_text(trigger->second));
+                   x, x, kTop, kBottom, x, kTop + 34, xml_text(trigger.kind));
   }
   // Hover: one transparent column per bucket with its numbers.
   double colw = columns == 1 ? kRight - kLeft : (kRight - kLeft) / static_cast<double>(columns - 1);

@@ -197,7 +197,8 @@ class View {
     const size_t width = static_cast<size_t>(std::max(COLS, 1));
     const int height = LINES;
     int y = 0;
-    for (const std::string& l : wrap(shown_.verdict, width, height >= 24 ? 2 : 1)) line(y++, l, A_BOLD);
+    for (const std::string& l : wrap(shown_.verdict, width, height >= 24 ? 2 : 1))
+      line(y++, l, A_BOLD);
     const int body_end = height - 1;  // the status line is the last
     if (mode_ == Mode::help || mode_ == Mode::detail) {
       const std::vector<std::string> text = mode_ == Mode::help ? help_lines() : detail_;

@@ -12,7 +12,8 @@ namespace {
 bool continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
 size_t columns(std::string_view s) {
-  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) { return !continuation(c); }));
+  return static_cast<size_t>(
+      std::count_if(s.begin(), s.end(), [](char c) { return !continuation(c); }));
 }
 
 // The last `width` columns of `s`, marked with '<' when cut: the end of a path says
@@ -131,18 +132,19 @@ std::string seconds_text(double s) {
 
 std::string group_heading(size_t width) {
   GroupColumns c = group_columns(width);
-  return trimmed(fit(fmt::format("{:<{}} {:>4} {:>6} {:>6} {:<{}} {:<9} {:<8}", "WAIT GROUP", c.name,
-                                 "NOW", "AVG10", "AVG60", fit("LAST MINUTE", c.spark), c.spark,
-                                 "SUBSYSTEM", "DEVICE"),
-                     width));
+  return trimmed(fit(
+      fmt::format("{:<{}} {:>4} {:>6} {:>6} {:<{}} {:<9} {:<8}", "WAIT GROUP", c.name, "NOW",
+                  "AVG10", "AVG60", fit("LAST MINUTE", c.spark), c.spark, "SUBSYSTEM", "DEVICE"),
+      width));
 }
 
 std::string group_line(const TopGroupRow& g, size_t width, bool unicode) {
   GroupColumns c = group_columns(width);
-  return fit(fmt::format("{} {:>4} {:>6} {:>6} {} {} {}", fit(g.name, c.name, true), g.now,
-                         amount(g.avg_short), amount(g.avg_long), sparkline(g.spark, c.spark, unicode),
-                         fit(g.subsystem, 9, true), fit(g.device.empty() ? "-" : g.device, 8)),
-             width);
+  return fit(
+      fmt::format("{} {:>4} {:>6} {:>6} {} {} {}", fit(g.name, c.name, true), g.now,
+                  amount(g.avg_short), amount(g.avg_long), sparkline(g.spark, c.spark, unicode),
+                  fit(g.subsystem, 9, true), fit(g.device.empty() ? "-" : g.device, 8)),
+      width);
 }
 
 std::string task_heading(size_t width) {

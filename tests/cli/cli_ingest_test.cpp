@@ -68,7 +68,8 @@ TEST(CliIngest, FoldedUsReadsCountsAsMicroseconds) {
   ASSERT_EQ(guessed.status, 0) << guessed.err;
   EXPECT_NE(guessed.out.find("hangscope report: 1 input, 2855 samples\n"), std::string::npos)
       << guessed.out;
-  EXPECT_NE(guessed.out.find(f + ": folded, counts in samples\n"), std::string::npos) << guessed.out;
+  EXPECT_NE(guessed.out.find(f + ": folded, counts in samples\n"), std::string::npos)
+      << guessed.out;
   RunResult us = run({kBin, "report", "--input-format", "folded-us", f});
   ASSERT_EQ(us.status, 0) << us.err;
   EXPECT_NE(us.out.find("hangscope report: 1 input, 2855 us\n"), std::string::npos) << us.out;
@@ -102,7 +103,8 @@ TEST(CliIngest, PerfFoldedHasTheCommandAtTheRootAndNamesItsEvent) {
   EXPECT_EQ(d.err, "hangscope: warning: " + f +
                        ": counted the samples of cycles only (--event NAME counts another); left "
                        "out 1 instructions\n");
-  RunResult i = run({kBin, "report", "-f", "folded", "--event", "instructions", "--root", "none", f});
+  RunResult i =
+      run({kBin, "report", "-f", "folded", "--event", "instructions", "--root", "none", f});
   ASSERT_EQ(i.status, 0) << i.err;
   EXPECT_TRUE(i.out.starts_with("start_thread;")) << i.out;
   EXPECT_TRUE(i.out.ends_with(" 310000\n")) << i.out;

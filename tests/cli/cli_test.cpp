@@ -237,9 +237,10 @@ TEST(Cli, DiffPicturesAreWellFormedAndColouredByChange) {
   const std::string base = dir + "storm-6.1.0-57-cloud-amd64.capture";
   const std::string target = dir + "storm-6.18.44-fc-v782.capture";
   std::string svg = tmp.file("diff.svg"), html = tmp.file("diff.html");
-  ASSERT_EQ(run({kBin, "diff", "--base", base, "--target", target, "-f", "svg", "-o", svg}).status, 0);
-  ASSERT_EQ(run({kBin, "diff", "--base", base, "--target", target, "-f", "html", "-o", html}).status,
+  ASSERT_EQ(run({kBin, "diff", "--base", base, "--target", target, "-f", "svg", "-o", svg}).status,
             0);
+  ASSERT_EQ(
+      run({kBin, "diff", "--base", base, "--target", target, "-f", "html", "-o", html}).status, 0);
   std::string s = slurp(svg);
   if (run({"xmllint", "--version"}).status == 0) {
     RunResult lint = run({"xmllint", "--noout", svg});

@@ -21,7 +21,9 @@ namespace {
 
 const std::string kBin = HANGSCOPE_BIN;
 
-size_t lines(const std::string& s) { return static_cast<size_t>(std::count(s.begin(), s.end(), '\n')); }
+size_t lines(const std::string& s) {
+  return static_cast<size_t>(std::count(s.begin(), s.end(), '\n'));
+}
 
 }  // namespace
 
@@ -69,7 +71,8 @@ TEST(WatchCli, ADirectoryThatIsASymlinkOrWritableByOthersIsRefused) {
 }
 
 TEST(WatchCli, APortInUseIsOneLineAndExitOne) {
-  if (geteuid() != 0) HANGSCOPE_SKIP() << "watch gets as far as listening only with the privileges to sample (root)";
+  if (geteuid() != 0)
+    HANGSCOPE_SKIP() << "watch gets as far as listening only with the privileges to sample (root)";
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   ASSERT_GE(fd, 0);
   sockaddr_in a{};

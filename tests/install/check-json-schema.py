@@ -106,7 +106,8 @@ for name, doc in documents:
     failed += bool(errors)
     kinds.add(doc.get("kind"))
 
-# The documents exercise the schema: graphs with edges, deadlocks, diffs with rows.
+# The documents exercise the schema: graphs with edges, deadlocks, diffs with rows, the
+# context's values per group.
 def count(key, kind):
     return sum(len(d.get("graph", {}).get(key, [])) if kind == "report" else len(d.get(key, []))
                for _, d in documents if d.get("kind") == kind)
@@ -114,7 +115,9 @@ def count(key, kind):
 for what, n in (("graph edges", count("edges", "report")), ("deadlocks", count("deadlocks", "report")),
                 ("diff stacks", count("stacks", "diff")), ("divergences", count("divergences", "diff")),
                 ("growth checks", sum(len(d.get("fail_if_grows", {}).get("checks", [])) for _, d in documents)),
-                ("suspects", sum(len(d.get("suspects", {}).get("suspects", [])) for _, d in documents))):
+                ("suspects", sum(len(d.get("suspects", {}).get("suspects", [])) for _, d in documents)),
+                ("context values", sum(len(g["values"]) for _, d in documents if d.get("kind") == "report"
+                                       for g in d["context"]["groups"]))):
     if n == 0:
         print(f"no {what} in any document: the fixtures no longer exercise that part of the schema")
         failed += 1

@@ -56,7 +56,8 @@ std::map<uint32_t, Record> pass(sampler::TaskIterProgram& p, const std::vector<i
                                 sampler::TaskIterCounts& counts) {
   std::map<uint32_t, Record> out;
   for (auto& [r, rec] : records(p.run({.pass = 1}, counts)))
-    if (std::find(pids.begin(), pids.end(), static_cast<int>(r.tgid)) != pids.end()) out[r.tid] = rec;
+    if (std::find(pids.begin(), pids.end(), static_cast<int>(r.tgid)) != pids.end())
+      out[r.tid] = rec;
   return out;
 }
 

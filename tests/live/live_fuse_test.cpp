@@ -31,8 +31,8 @@ std::vector<char> fuse_states(const std::string& source, pid_t pid, const std::s
   TempDir tmp;
   std::string out = tmp.file("fuse.capture");
   // Without the watch of sleeping tasks in known waits (--s-waits none): states only.
-  RunResult r = run({HANGSCOPE_BIN, "record", "--source", source, "-n", "5", "-i", "20", "--states", states,
-                     "--s-waits", "none", "-p", std::to_string(pid), "-o", out});
+  RunResult r = run({HANGSCOPE_BIN, "record", "--source", source, "-n", "5", "-i", "20", "--states",
+                     states, "--s-waits", "none", "-p", std::to_string(pid), "-o", out});
   EXPECT_EQ(r.status, 0) << r.err;
   Capture c;
   read_input(out, "", c);

@@ -95,7 +95,10 @@ TEST(LiveOnCpu, SpinnersAreSampledRunningInTheirRounds) {
     std::ifstream text(out);
     std::stringstream all;
     all << text.rdbuf();
-    if (std::regex_search(all.str(), std::regex(R"(\nK [0-9]+\t\[<0>\] (mutex_spin_on_owner|osq_lock|rwsem_spin_on_owner|rwsem_optimistic_spin|native_queued_spin_lock_slowpath)\+)")))
+    if (std::regex_search(
+            all.str(),
+            std::regex(
+                R"(\nK [0-9]+\t\[<0>\] (mutex_spin_on_owner|osq_lock|rwsem_spin_on_owner|rwsem_optimistic_spin|native_queued_spin_lock_slowpath)\+)")))
       break;
   }
   EXPECT_EQ(r.err.find("on-CPU stacks unavailable"), std::string::npos) << r.err;
@@ -115,7 +118,8 @@ TEST(LiveOnCpu, SpinnersAreSampledRunningInTheirRounds) {
   std::ifstream file(out);
   std::map<std::string, std::vector<std::string>> stacks;  // K id -> frames
   size_t frames_checked = 0;
-  const std::regex frame_text(R"(\[<0>\] [A-Za-z_][A-Za-z0-9_.$]*\+0x[0-9a-f]+/0x[0-9a-f]+( \[\w+\])?)");
+  const std::regex frame_text(
+      R"(\[<0>\] [A-Za-z_][A-Za-z0-9_.$]*\+0x[0-9a-f]+/0x[0-9a-f]+( \[\w+\])?)");
   for (std::string line; std::getline(file, line);) {
     if (line.starts_with("K ")) {
       std::vector<std::string> frames;
@@ -163,7 +167,8 @@ TEST(LiveOnCpu, SpinnersAreSampledRunningInTheirRounds) {
         text.find("rwsem_optimistic_spin;") != std::string::npos ||
         text.find("native_queued_spin_lock_slowpath;") != std::string::npos)
       ++spinning;
-    if (text.find("do_mmap;") != std::string::npos || text.find("vm_mmap_pgoff;") != std::string::npos ||
+    if (text.find("do_mmap;") != std::string::npos ||
+        text.find("vm_mmap_pgoff;") != std::string::npos ||
         text.find("__vm_munmap;") != std::string::npos ||
         text.find("do_user_addr_fault;") != std::string::npos)
       ++mmap;
@@ -196,7 +201,8 @@ TEST(LiveOnCpu, SpinnersAreSampledRunningInTheirRounds) {
     const Frame& leaf = c.stacks.frame(stack[0]);
     if (!spin_functions.contains(std::string(c.strings().get(leaf.function)))) continue;
     const std::string& name = groups.groups[groups.group(s.stack)].name;
-    EXPECT_TRUE(name.starts_with("spin:") || name == "mm:mmap-lock") << name << ": " << frames_of(c, s);
+    EXPECT_TRUE(name.starts_with("spin:") || name == "mm:mmap-lock")
+        << name << ": " << frames_of(c, s);
     ++spin_groups[name];
   }
   ASSERT_FALSE(spin_groups.empty()) << "no sample spinning innermost";

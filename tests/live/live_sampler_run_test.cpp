@@ -1,5 +1,6 @@
 // The sampler as a long-running tool: signals, SIGKILL, a full disk, many rounds of
-// threads that come and go, the filters, and the device of an fsync on overlayfs over ext4 on a loop.
+// threads that come and go, the filters, and the device of an fsync on overlayfs over ext4 on a
+// loop.
 #include <gtest/gtest.h>
 #include <pthread.h>
 #include <signal.h>
@@ -161,8 +162,8 @@ TEST_P(LiveSamplerRun, FullDiskIsAClearErrorAndTheCaptureStaysReadable) {
   if (!small.mounted()) HANGSCOPE_SKIP() << small.error();
   std::string path = dir + "/full.capture";
   // Every thread of the machine each round: 256 KiB fill within a few dozen rounds.
-  RunResult r =
-      run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "2000", "-i", "1", "--states", "all", "-o", path});
+  RunResult r = run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "2000", "-i", "1",
+                     "--states", "all", "-o", path});
   EXPECT_EQ(r.status, 1);
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   EXPECT_NE(r.err.find(path + ": writing the capture: No space left on device"), std::string::npos)
@@ -242,7 +243,8 @@ TEST_P(LiveSamplerRun, FiltersAndMaxStack) {
   std::string pids = std::to_string(a.pid()) + "," + std::to_string(b.pid());
   auto record = [&](std::vector<std::string> extra) {
     std::string out = tmp.file("f" + std::to_string(rand()) + ".capture");
-    std::vector<std::string> args{HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "3", "-i", "10", "-o", out};
+    std::vector<std::string> args{HANGSCOPE_BIN, "record", "--source", GetParam(), "-n",
+                                  "3",           "-i",     "10",       "-o",       out};
     args.insert(args.end(), extra.begin(), extra.end());
     RunResult r = run(args);
     EXPECT_EQ(r.status, 0) << r.err;
@@ -292,10 +294,11 @@ TEST_P(LiveSamplerRun, FsyncOnOverlayIsTiedToTheLoopDeviceOfItsJournal) {
   TempDir tmp;
   std::string out = tmp.file("storm.capture");
   std::string dev = tmp.file("dev");
-  RunResult r = run({WITH_STORM, "--storm-bin", STORM_BIN, "--rounds", "0", "--", "sh", "-c",
-                     "\"$0\" record --source \"$4\" -d 2 -i 20 -o \"$1\" && echo \"$STORM_DEV\" > \"$2\" && "
-                     "echo \"$STORM_DIR\" > \"$3\"",
-                     HANGSCOPE_BIN, out, dev, tmp.file("dir"), GetParam()});
+  RunResult r =
+      run({WITH_STORM, "--storm-bin", STORM_BIN, "--rounds", "0", "--", "sh", "-c",
+           "\"$0\" record --source \"$4\" -d 2 -i 20 -o \"$1\" && echo \"$STORM_DEV\" > \"$2\" && "
+           "echo \"$STORM_DIR\" > \"$3\"",
+           HANGSCOPE_BIN, out, dev, tmp.file("dir"), GetParam()});
   if (r.status == kSkip) HANGSCOPE_SKIP() << r.err;
   ASSERT_EQ(r.status, 0) << r.err;
   std::string storm_dev = slurp(dev);

@@ -107,8 +107,11 @@ TEST_P(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
     EXPECT_TRUE(wait_for([&] { return schedstat_read->load(); }, std::chrono::seconds(30)))
         << "reading schedstat of a task stuck in execve blocked";
     // The plain read waits in D for the lock the stuck execve holds (or came back).
-    wait_for([&] { return plain_read_done || (plain_tid != 0 && thread_state(getpid(), plain_tid) == 'D'); },
-             std::chrono::seconds(30));
+    wait_for(
+        [&] {
+          return plain_read_done || (plain_tid != 0 && thread_state(getpid(), plain_tid) == 'D');
+        },
+        std::chrono::seconds(30));
     // If the read came back, the task is in D somewhere other than exec_mmap and its
     // kernel stack is readable: show where, so that a failure says why.
     EXPECT_FALSE(plain_read_done) << "reading /proc/<pid>/stat of a task stuck in execve "
@@ -116,7 +119,8 @@ TEST_P(LiveSamplerStall, TaskStuckInExecBlocksProcReadsButNotTheSampler) {
                                      "the task waits in:\n"
                                   << (plain_read_done ? kernel_stack_text(target) : "");
 
-    r = run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "10", "-i", "20", "--read-timeout", "30", "-p",
+    r = run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "10", "-i", "20",
+             "--read-timeout", "30", "-p",
              std::to_string(target) + "," + std::to_string(mem_reader) + "," +
                  std::to_string(mmap_writer),
              "-o", out});
@@ -219,8 +223,8 @@ TEST_P(LiveSamplerStall, SleepingFuseReadersAreRecordedForTheirWait) {
   // would be taken for a sleeper in no watched wait until the next S scan, 1 s away.
   ASSERT_TRUE(StalledFuse::wait_until_reading(reader));
   // Default states (D only): the reader sleeps in S, yet it is recorded for its wait.
-  RunResult r = run(
-      {HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "5", "-i", "20", "-p", std::to_string(reader), "-o", out});
+  RunResult r = run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "5", "-i", "20", "-p",
+                     std::to_string(reader), "-o", out});
   ASSERT_EQ(r.status, 0) << r.err;
   Capture c;
   read_input(out, "", c);
@@ -269,8 +273,8 @@ TEST_P(LiveSamplerStall, SleepingFuseReadersAreRecordedForTheirWait) {
 
   // With the watch turned off, a D-only sampler misses the hung mount entirely.
   std::string none = tmp.file("fuse-none.capture");
-  ASSERT_EQ(run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "3", "-i", "20", "--s-waits", "none", "-p",
-                 std::to_string(reader), "-o", none})
+  ASSERT_EQ(run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "3", "-i", "20",
+                 "--s-waits", "none", "-p", std::to_string(reader), "-o", none})
                 .status,
             0);
   Capture n;

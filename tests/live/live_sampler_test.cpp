@@ -70,8 +70,8 @@ TEST_P(LiveSampler, NoOutputFilePrintsTheReport) {
   if (auto why = source_missing(GetParam()); !why.empty()) HANGSCOPE_SKIP() << why;
   if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
   BlockedTask blocked;
-  RunResult r =
-      run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "5", "-i", "10", "-p", std::to_string(blocked.pid())});
+  RunResult r = run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "5", "-i", "10", "-p",
+                     std::to_string(blocked.pid())});
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("hangscope report: 1 input, 5 rounds"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("exec:vfork"), std::string::npos) << r.out;
@@ -90,7 +90,9 @@ TEST_P(LiveSampler, OutputFileIsPrivateAndNeverOverwritten) {
   RunResult again = run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "1", "-o", out});
   EXPECT_EQ(again.status, 1);
   EXPECT_EQ(again.err, "hangscope: " + out + ": File exists\n");
-  EXPECT_EQ(run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "1", "--force", "-o", out}).status, 0);
+  EXPECT_EQ(run({HANGSCOPE_BIN, "record", "--source", GetParam(), "-n", "1", "--force", "-o", out})
+                .status,
+            0);
 }
 
 namespace {

@@ -232,7 +232,8 @@ TEST(LiveUserStackUnstopped, KernelThreadsAndMissingTasksHaveNoUserStack) {
 
 TEST(LiveUserStackDState, FuseReaderInDIsUnwoundWithoutStoppingAndAStopGivesUpOnIt) {
   if (auto why = why_not_root(); !why.empty()) HANGSCOPE_SKIP() << why;
-  if (auto why = hangscope::testing::StalledFuse::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = hangscope::testing::StalledFuse::unavailable(); !why.empty())
+    HANGSCOPE_SKIP() << why;
   hangscope::testing::StalledFuse fs(STALLFS_BIN);
   fs.stall();
   Blocker b(BLOCKER_BIN, {"--fuse-file", fs.data_path()});

@@ -313,6 +313,7 @@ TEST(LiveWatch, PrometheusScrapesTheBlockedThreadsOfTheStorm) {
 TEST(LiveWatch, TheExampleAlertRulesPassPromtool) {
   if (run({"sh", "-c", "command -v promtool"}).status != 0)
     HANGSCOPE_SKIP() << "promtool is not installed (scripts/install-deps.sh)";
-  RunResult r = run({"promtool", "check", "rules", HANGSCOPE_SOURCE "/packaging/hangscope-alerts.yml"});
+  RunResult r =
+      run({"promtool", "check", "rules", HANGSCOPE_SOURCE "/packaging/hangscope-alerts.yml"});
   EXPECT_EQ(r.status, 0) << r.out << r.err;
 }

@@ -54,7 +54,8 @@ class MadeCapture {
 
   uint32_t round() {
     uint32_t index = rounds_++;
-    return builder_->add_round(Round{{.threads = 100}, 0, index, int64_t{index} * 20'000'000, false});
+    return builder_->add_round(
+        Round{{.threads = 100}, 0, index, int64_t{index} * 20'000'000, false});
   }
 
   void sample(StackId stack, uint64_t weight = 1, uint32_t round = kNoRound,

@@ -41,7 +41,9 @@ class TmuxSession {
   const std::string& error() const { return error_; }
 
   // What the screen shows now, a line per row.
-  std::string screen() const { return run({"tmux", "-L", name_, "capture-pane", "-p", "-t", name_}).out; }
+  std::string screen() const {
+    return run({"tmux", "-L", name_, "capture-pane", "-p", "-t", name_}).out;
+  }
   // A tmux format of the pane ("#{alternate_on}", ...).
   std::string pane(const std::string& format) const {
     std::string s = run({"tmux", "-L", name_, "display-message", "-p", "-t", name_, format}).out;

@@ -1,6 +1,6 @@
-// `hangscope watch` (or another server, Prometheus) run by a live test: its standard error read line by line on a
-// thread, so that the test waits for what it says (ready, a trigger fired, a capture
-// written) instead of sleeping; its metrics fetched over HTTP. Killed by pid when the
+// `hangscope watch` (or another server, Prometheus) run by a live test: its standard error read
+// line by line on a thread, so that the test waits for what it says (ready, a trigger fired, a
+// capture written) instead of sleeping; its metrics fetched over HTTP. Killed by pid when the
 // object goes away, whatever happened to the test.
 #pragma once
 
@@ -135,7 +135,8 @@ inline std::string http_get(int port, const std::string& path) {
     std::string req = "GET " + path + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n";
     if (write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
       char buf[65536];
-      for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;) response.append(buf, static_cast<size_t>(n));
+      for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;)
+        response.append(buf, static_cast<size_t>(n));
     }
   }
   close(fd);

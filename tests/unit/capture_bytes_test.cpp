@@ -150,6 +150,14 @@ TEST(CaptureBytes, EveryFieldReadsBackIntoTheModel) {
   EXPECT_EQ(src.header.at("boot_id"), "boot-1");
   EXPECT_EQ(src.header.at("end.samples"), "3");
   EXPECT_EQ(src.header.at("end.fuse.39"), "1234,/mnt/a\\x20b");
+  // The header facts read downstream, typed.
+  EXPECT_EQ(src.start_unix_ns, 1'800'000'000'000'000'000);
+  EXPECT_FALSE(src.no_kernel_stacks);  // "stacks kernel"
+  EXPECT_TRUE(src.watch_trigger.kind.empty());
+  ASSERT_EQ(src.fuse_daemons.size(), 1u);
+  EXPECT_EQ(src.fuse_daemons[0].connection, 39u);
+  EXPECT_EQ(src.fuse_daemons[0].pid, 1234);
+  EXPECT_EQ(src.fuse_daemons[0].mount_point, "/mnt/a b");
   EXPECT_FALSE(src.truncated);
   EXPECT_EQ(src.skipped_lines, 0u);
 
@@ -217,4 +225,33 @@ TEST(CaptureBytes, EveryFieldReadsBackIntoTheModel) {
   EXPECT_EQ(str(c.stacks.frame(c.stacks.stack(c.samples[3].stack)[0]).function), "[user]");
   EXPECT_EQ(c.samples[4].round, 1u);
   EXPECT_EQ(c.samples[4].context, a.context);
+}
+
+// What watch writes about its trigger, and a recording without kernel stacks, read into
+// their typed fields; a bad number among them is the capture's error, with its line.
+TEST(CaptureBytes, HeaderFactsAreTypedAndCheckedWhenRead) {
+  std::string text = written();
+  const std::string watch =
+      "stacks none: no CAP_SYS_ADMIN\nwatch_trigger blocked-for\nwatch_trigger_value 12.5\n"
+      "watch_trigger_threshold 10\nwatch_trigger_what storm-w3 (22796)\n"
+      "watch_trigger_ns 2500000000\nwatch_trigger_unix_ns 1800000002500000000\ndata\n";
+  text.replace(text.find("stacks kernel\n"), 14, "");
+  text.replace(text.find("data\n"), 5, watch);
+  const SourceInfo src = read_text(text, "watch.capture").sources.at(0);
+  EXPECT_TRUE(src.no_kernel_stacks);
+  EXPECT_EQ(src.watch_trigger.kind, "blocked-for");
+  EXPECT_DOUBLE_EQ(src.watch_trigger.value, 12.5);
+  EXPECT_DOUBLE_EQ(src.watch_trigger.threshold, 10);
+  EXPECT_EQ(src.watch_trigger.what, "storm-w3 (22796)");
+  EXPECT_EQ(src.watch_trigger.time_ns, 2'500'000'000);
+  EXPECT_EQ(src.watch_trigger.unix_ns, 1'800'000'002'500'000'000);
+
+  std::string bad = text;
+  bad.replace(bad.find("watch_trigger_ns 2500000000"), 27, "watch_trigger_ns 2.5s");
+  try {
+    read_text(bad, "bad.capture");
+    ADD_FAILURE() << "a bad trigger time was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad trigger time '2.5s'"), std::string::npos) << e.what();
+  }
 }

@@ -93,7 +93,8 @@ TEST(Classify, UnreliableFramesAreIgnored) {
 
 TEST(Classify, EachDistinctStackOnce) {
   Capture c = read_text(
-      "1\n[<0>] lock_rename+0x1/0x2\n\n2\n[<0>] lock_rename+0x1/0x2\n\n3\n[<0>] filename_create+0x1/0x2\n");
+      "1\n[<0>] lock_rename+0x1/0x2\n\n2\n[<0>] lock_rename+0x1/0x2\n\n3\n[<0>] "
+      "filename_create+0x1/0x2\n");
   Classification cls = classify(c.stacks, builtin_rules());
   EXPECT_EQ(cls.group_of_stack.size(), c.stacks.stack_count());
   EXPECT_EQ(c.samples[0].stack, c.samples[1].stack);

@@ -20,7 +20,8 @@ TEST(FrameText, StripsOffsetAndLength) {
 
 TEST(FrameText, KeepsModuleAndDropsBuildId) {
   EXPECT_EQ(parse("ovl_copy_up_flags+0x84c/0x12e0 [overlay]").module, "overlay");
-  FrameText ft = parse("fuse_simple_request+0x1a/0x2b0 [fuse 0123456789abcdef0123456789abcdef01234567]");
+  FrameText ft =
+      parse("fuse_simple_request+0x1a/0x2b0 [fuse 0123456789abcdef0123456789abcdef01234567]");
   EXPECT_EQ(ft.function, "fuse_simple_request");
   EXPECT_EQ(ft.module, "fuse");
 }

@@ -212,8 +212,7 @@ TEST(GraphHolders, TheFuseDaemonTheSamplerFoundIsNamedWithItsMountAndState) {
   // Two FUSE mounts with their daemons, as the sampler's end line names them; one daemon
   // stopped (its threads in do_signal_stop, not on /dev/fuse), the other asleep on it.
   TaskCapture m(0.02);
-  m.capture.sources[0].header["end.fuse.39"] = "50,/mnt/remote";
-  m.capture.sources[0].header["end.fuse.40"] = "60,/mnt/other\\x20one";
+  m.capture.sources[0].fuse_daemons = {{39, 50, "/mnt/remote"}, {40, 60, "/mnt/other one"}};
   for (int r = 0; r < 3; ++r) {
     m.round();
     for (int w = 0; w < 3; ++w)
@@ -263,7 +262,7 @@ TEST(GraphHolders, TheFuseDaemonTheSamplerFoundIsNamedWithItsMountAndState) {
 
 TEST(GraphHolders, AFuseDaemonFoundButNotSampledIsNamedAsATaskOfItsOwn) {
   TaskCapture m;
-  m.capture.sources[0].header["end.fuse.39"] = "50,/mnt/remote";
+  m.capture.sources[0].fuse_daemons = {{39, 50, "/mnt/remote"}};
   m.task(TaskSpec{20, 20, "cat", kFuseRead}.on("/mnt/remote/f", "fuse.sshfs"));
   Analysis a = m.analyze();
   auto out = edges_from(a, node_of(a, "fuse:request"));

@@ -105,7 +105,10 @@ TEST(PerfScriptReader, OffCpuSamplesAreWeightedInMicroseconds) {
   EXPECT_EQ(c.samples[0].tid, 28469);
   EXPECT_EQ(c.stacks.frame(c.stacks.stack(c.samples[0].stack)[0]).kind, FrameKind::user);
   EXPECT_EQ(c.stacks.module(c.stacks.stack(c.samples[0].stack)[0]), "libc.so.6");
-  EXPECT_EQ(c.sources[0].header.at("perf.samples_left_out"), "1 cpu-clock");
+  ASSERT_EQ(c.sources[0].left_out.size(), 1u);
+  EXPECT_EQ(c.sources[0].left_out[0].why, LeftOut::Why::other_event);
+  EXPECT_EQ(c.sources[0].left_out[0].what, "cpu-clock");
+  EXPECT_EQ(c.sources[0].left_out[0].count, 1u);
 }
 
 // Each group's weight in a perf profile, by the built-in rules: the samples' periods, ns of
@@ -140,7 +143,8 @@ TEST(PerfScriptReader, LocksSpunOnAreNamedByTheLockTheirUserTakes) {
   std::map<std::string, uint64_t> groups = group_samples(spin);
   EXPECT_EQ(groups["spin:anon_pipe_write"], 1u * 1001001);
   EXPECT_EQ(groups.count("spin:__vm_munmap"), 0u);
-  EXPECT_EQ(groups["mm:mmap-lock"], 32u * 1001001);  // 6 spinning, the rest in their faults' fast path
+  EXPECT_EQ(groups["mm:mmap-lock"],
+            32u * 1001001);  // 6 spinning, the rest in their faults' fast path
 }
 
 TEST(PerfScriptReader, PidTidHeaderAndModules) {
@@ -173,11 +177,13 @@ TEST(FoldedReader, StackcollapsePerfOutput) {
   EXPECT_EQ(c.sources[0].skipped_lines, 0u);
   // FlameGraph's stackcollapse-perf.pl counts every sched_switch of the same perf
   // script, whatever the state of the task switched out: the perf reader's D-state
-  // weight plus the switches it leaves out (PerfScriptReader.SchedSwitchKeepsTheSwitchesOutInDState).
+  // weight plus the switches it leaves out
+  // (PerfScriptReader.SchedSwitchKeepsTheSwitchesOutInDState).
   EXPECT_EQ(c.total_weight(), 24236u);
   Capture perf = read("perf/storm-6.18-perf-6.1-sched-switch.txt.zst");
-  EXPECT_EQ(c.total_weight(),
-            perf.total_weight() + std::stoul(perf.sources[0].header.at("perf.switches_not_blocked")));
+  EXPECT_EQ(
+      c.total_weight(),
+      perf.total_weight() + std::stoul(perf.sources[0].header.at("perf.switches_not_blocked")));
 }
 
 TEST(FoldedReader, BccOffcputimeIsMicrosecondsWithCommAndKinds) {
@@ -222,7 +228,8 @@ TEST(ProcStackReader, CatLoopHeadersAndGrepPrefixes) {
   EXPECT_EQ(c.samples[0].tid, 812);
   EXPECT_EQ(c.samples[1].pid, 813);
   EXPECT_EQ(c.samples[1].tid, 814);
-  EXPECT_EQ(names(c, c.samples[2].stack), (std::vector<std::string>{"lock_rename", "do_renameat2"}));
+  EXPECT_EQ(names(c, c.samples[2].stack),
+            (std::vector<std::string>{"lock_rename", "do_renameat2"}));
   EXPECT_EQ(c.samples[3].tid, 901);
   EXPECT_EQ(c.sources[0].skipped_lines, 0u);
 }

@@ -43,7 +43,8 @@ TEST(LogPrefix, StripsEveryFraming) {
   using ingest::LogFraming;
   using ingest::strip_log_prefix;
   EXPECT_EQ(strip_log_prefix("[ 1906.608002] INFO: task x:1").text, "INFO: task x:1");
-  EXPECT_EQ(strip_log_prefix("[ 1906.613668]  __schedule+0x3dc/0xf60").text, " __schedule+0x3dc/0xf60");
+  EXPECT_EQ(strip_log_prefix("[ 1906.613668]  __schedule+0x3dc/0xf60").text,
+            " __schedule+0x3dc/0xf60");
   EXPECT_EQ(strip_log_prefix("<3>[ 1906.608002] INFO: x").text, "INFO: x");
   EXPECT_EQ(strip_log_prefix("kern  :err   : [ 1906.608002] INFO: x").text, "INFO: x");
   EXPECT_EQ(strip_log_prefix("[Mon Nov 30 02:43:40 2026] INFO: x").framing, LogFraming::human);
@@ -55,9 +56,11 @@ TEST(LogPrefix, StripsEveryFraming) {
             " __schedule+0x1/0x2");
   EXPECT_EQ(strip_log_prefix("Nov 30 02:43:40.608002 vm kernel: INFO: x").text, "INFO: x");
   EXPECT_EQ(strip_log_prefix("2026-11-30T02:43:40+0000 vm kernel: INFO: x").text, "INFO: x");
-  EXPECT_EQ(strip_log_prefix("2026-11-30T02:43:40.123456+00:00 vm kernel: INFO: x").text, "INFO: x");
+  EXPECT_EQ(strip_log_prefix("2026-11-30T02:43:40.123456+00:00 vm kernel: INFO: x").text,
+            "INFO: x");
   EXPECT_EQ(strip_log_prefix("[ 1906.608002] vm kernel: INFO: x").text, "INFO: x");
-  EXPECT_EQ(strip_log_prefix("Mar  4 02:11:39 web07 kernel: [812043.117302] INFO: x").text, "INFO: x");
+  EXPECT_EQ(strip_log_prefix("Mar  4 02:11:39 web07 kernel: [812043.117302] INFO: x").text,
+            "INFO: x");
   EXPECT_TRUE(strip_log_prefix("Mar  4 02:11:39 web07 CRON[4412]: (root) CMD").foreign);
   auto c = strip_log_prefix("[  984.123499] [  T141]  __switch_to+0xf4/0x160 (T)");
   EXPECT_EQ(c.caller, "T141");
@@ -260,7 +263,8 @@ TEST(KernelLogReader, SysrqW414WithWorkqueueAndSchedDebug) {
   ASSERT_EQ(c.samples.size(), 2u);
   const TaskSample* kw = by_tid(c, 2210);
   ASSERT_NE(kw, nullptr);
-  EXPECT_EQ(c.strings().get(c.contexts[kw->context].workqueue), "writeback wb_workfn (flush-259:0)");
+  EXPECT_EQ(c.strings().get(c.contexts[kw->context].workqueue),
+            "writeback wb_workfn (flush-259:0)");
   EXPECT_EQ(kw->blocked_s, 0u);
   EXPECT_EQ(c.strings().get(by_tid(c, 9921)->comm), "FwgThread OpFor");
   EXPECT_EQ(c.sources[0].skipped_lines, 1u);  // the sched_debug table that follows
@@ -293,11 +297,13 @@ TEST(KernelLogReader, Arm64UnwindSuffixesBuildIdsAndCallerIds) {
 TEST(KernelLogReader, SysrqTKeepsOnlyBlockedTasks) {
   Capture c = read_text(
       "[ 1.0] sysrq: Show State\n"
-      "[ 1.0] task:bash            state:S stack:0     pid:100   tgid:100   ppid:1      flags:0x00000002\n"
+      "[ 1.0] task:bash            state:S stack:0     pid:100   tgid:100   ppid:1      "
+      "flags:0x00000002\n"
       "[ 1.0] Call Trace:\n"
       "[ 1.0]  __schedule+0x1/0x2\n"
       "[ 1.0]  do_wait+0x1/0x2\n"
-      "[ 1.0] task:dd              state:D stack:0     pid:101   tgid:101   ppid:100    flags:0x00000002\n"
+      "[ 1.0] task:dd              state:D stack:0     pid:101   tgid:101   ppid:100    "
+      "flags:0x00000002\n"
       "[ 1.0] Call Trace:\n"
       "[ 1.0]  __schedule+0x1/0x2\n"
       "[ 1.0]  folio_wait_writeback+0x1/0x2\n");

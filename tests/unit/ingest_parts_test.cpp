@@ -31,9 +31,11 @@ namespace {
 // Every part of the model a reader of folded stacks fills, compared field by field.
 void expect_same(const Capture& a, const Capture& b) {
   ASSERT_EQ(a.strings().size(), b.strings().size());
-  for (StrId i = 0; i < a.strings().size(); ++i) ASSERT_EQ(a.strings().get(i), b.strings().get(i)) << i;
+  for (StrId i = 0; i < a.strings().size(); ++i)
+    ASSERT_EQ(a.strings().get(i), b.strings().get(i)) << i;
   ASSERT_EQ(a.stacks.frame_count(), b.stacks.frame_count());
-  for (FrameId i = 0; i < a.stacks.frame_count(); ++i) ASSERT_EQ(a.stacks.frame(i), b.stacks.frame(i)) << i;
+  for (FrameId i = 0; i < a.stacks.frame_count(); ++i)
+    ASSERT_EQ(a.stacks.frame(i), b.stacks.frame(i)) << i;
   ASSERT_EQ(a.stacks.stack_count(), b.stacks.stack_count());
   for (StackId i = 0; i < a.stacks.stack_count(); ++i)
     ASSERT_TRUE(std::ranges::equal(a.stacks.stack(i), b.stacks.stack(i))) << i;
@@ -61,6 +63,11 @@ void expect_same(const Capture& a, const Capture& b) {
     EXPECT_EQ(x.period, y.period);
     EXPECT_EQ(x.span_s, y.span_s);
     EXPECT_EQ(x.header, y.header);
+    ASSERT_EQ(x.left_out.size(), y.left_out.size());
+    for (size_t l = 0; l < x.left_out.size(); ++l) {
+      EXPECT_EQ(x.left_out[l].what, y.left_out[l].what);
+      EXPECT_EQ(x.left_out[l].count, y.left_out[l].count);
+    }
   }
 }
 
@@ -110,8 +117,9 @@ void expect_same_in_parts(const std::string& text, const std::string& name, std:
 // The real folded inputs, cut into 2 to 7 parts of about equal size.
 TEST(IngestParts, FoldedFixturesReadInPartsAsWhole) {
   for (const char* rel :
-       {"folded/storm-6.18-perf-sched-switch.stackcollapse.folded", "folded/storm-6.18-hangscope.folded",
-        "folded/bcc-0.26-offcputime-f-d.written.folded", "folded/bcc-0.26-offwaketime-f.written.folded"}) {
+       {"folded/storm-6.18-perf-sched-switch.stackcollapse.folded",
+        "folded/storm-6.18-hangscope.folded", "folded/bcc-0.26-offcputime-f-d.written.folded",
+        "folded/bcc-0.26-offwaketime-f.written.folded"}) {
     SCOPED_TRACE(rel);
     expect_same_in_parts(fixture(rel), rel, "folded", ingest::folded_reader());
   }
@@ -121,10 +129,13 @@ TEST(IngestParts, FoldedFixturesReadInPartsAsWhole) {
 // layouts), cut into 2 to 7 parts at samples.
 TEST(IngestParts, PerfScriptFixturesReadInPartsAsWhole) {
   for (const char* rel :
-       {"perf/storm-6.18-perf-6.1-sched-switch.txt.zst", "perf/storm-6.18-perf-6.1-cpu-clock.txt.zst",
-        "perf/spin-mappers-6.18-perf-6.1-cpu-clock.txt", "perf/perf-5.15-two-events-java.written.txt",
-        "perf/perf-3.16-old-layouts.written.txt", "perf/perf-5.4-kernel-paths-rust.written.txt",
-        "perf/storm-6.6-perf-6.6-off-cpu.written.txt", "perf/fio-dio-6.9-perf-6.9-cycles.written.txt"}) {
+       {"perf/storm-6.18-perf-6.1-sched-switch.txt.zst",
+        "perf/storm-6.18-perf-6.1-cpu-clock.txt.zst",
+        "perf/spin-mappers-6.18-perf-6.1-cpu-clock.txt",
+        "perf/perf-5.15-two-events-java.written.txt", "perf/perf-3.16-old-layouts.written.txt",
+        "perf/perf-5.4-kernel-paths-rust.written.txt",
+        "perf/storm-6.6-perf-6.6-off-cpu.written.txt",
+        "perf/fio-dio-6.9-perf-6.9-cycles.written.txt"}) {
     SCOPED_TRACE(rel);
     expect_same_in_parts(fixture(rel), rel, "perf-script", ingest::perf_script_reader());
   }

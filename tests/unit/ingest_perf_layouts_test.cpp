@@ -28,7 +28,8 @@ std::vector<std::string> names(const Capture& c, StackId s) {
   return out;
 }
 
-std::string render(const Capture& c, std::string_view format, FlameRoot root = FlameRoot::automatic) {
+std::string render(const Capture& c, std::string_view format,
+                   FlameRoot root = FlameRoot::automatic) {
   AnalysisOptions o;
   o.flame.root = root;
   Analysis a = analyze(c, o);
@@ -54,8 +55,10 @@ TEST(PerfLines, HeadersInEveryLayout) {
   EXPECT_FALSE(h.has_period);
   ASSERT_TRUE(parse_perf_header("emulator  4152 75695.008865:          1 cycles:u: ", h));
   EXPECT_EQ(h.event, "cycles");  // modifiers dropped
-  ASSERT_TRUE(parse_perf_header(
-      "           false 39654 19115.489713:          1 cycles:u:  ffffffff9b201293 [unknown] ([unknown])", h));
+  ASSERT_TRUE(
+      parse_perf_header("           false 39654 19115.489713:          1 cycles:u:  "
+                        "ffffffff9b201293 [unknown] ([unknown])",
+                        h));
   EXPECT_EQ(h.comm, "false");  // right-aligned
   EXPECT_EQ(h.payload, "ffffffff9b201293 [unknown] ([unknown])");
   ASSERT_TRUE(parse_perf_header("perf 29019 [001] 1981.284037: sched:sched_switch: prev_comm=perf "
@@ -63,23 +66,29 @@ TEST(PerfLines, HeadersInEveryLayout) {
                                 h));
   EXPECT_EQ(h.event, "sched:sched_switch");
   EXPECT_EQ(h.payload.substr(0, 14), "prev_comm=perf");
-  ASSERT_TRUE(parse_perf_header("kworker 2 7 [000] 12.5: 1 cycles:", h));  // a digit word in the command
+  ASSERT_TRUE(
+      parse_perf_header("kworker 2 7 [000] 12.5: 1 cycles:", h));  // a digit word in the command
   EXPECT_EQ(h.comm, "kworker 2");
   // Lines of a kernel dump are no headers.
-  EXPECT_FALSE(parse_perf_header("RSP: 002b:00007f3c5a8fecf8 EFLAGS: 00000246 ORIG_RAX: 00000000000000ca", h));
-  EXPECT_FALSE(parse_perf_header("\tffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])", h));
+  EXPECT_FALSE(parse_perf_header(
+      "RSP: 002b:00007f3c5a8fecf8 EFLAGS: 00000246 ORIG_RAX: 00000000000000ca", h));
+  EXPECT_FALSE(
+      parse_perf_header("\tffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])", h));
 }
 
 TEST(PerfLines, FramesWithAndWithoutSymbolOrIndentation) {
   PerfFrame f;
   ASSERT_TRUE(parse_perf_frame(
-      "\t    7f1e2162ad6f StealTask::do_it(GCTaskManager*, unsigned int) (/usr/lib/libjvm.so)", true, f));
+      "\t    7f1e2162ad6f StealTask::do_it(GCTaskManager*, unsigned int) (/usr/lib/libjvm.so)",
+      true, f));
   EXPECT_EQ(f.symbol, "StealTask::do_it(GCTaskManager*, unsigned int)");
   EXPECT_EQ(f.dso, "/usr/lib/libjvm.so");
-  ASSERT_TRUE(parse_perf_frame("\t    7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)", true, f));
+  ASSERT_TRUE(
+      parse_perf_frame("\t    7f1e2215d058  (/lib/x86_64-linux-gnu/libc-2.15.so)", true, f));
   EXPECT_EQ(f.symbol, "");
   EXPECT_EQ(f.address, 0x7f1e2215d058u);
-  ASSERT_TRUE(parse_perf_frame("ffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])", false, f));
+  ASSERT_TRUE(
+      parse_perf_frame("ffffffff8103d0ca native_write_msr_safe ([kernel.kallsyms])", false, f));
   EXPECT_EQ(f.dso, "[kernel.kallsyms]");
   // Unindented, a frame needs its dso: a header whose command is a hex word is none.
   EXPECT_FALSE(parse_perf_frame("dd 29776 666709.771979:   10101010 cpu-clock:", false, f));
@@ -104,7 +113,9 @@ TEST(PerfLayouts, OldPerfNoTimeUnindentedFramesOneLineSamples) {
   EXPECT_EQ(si.format, "perf-script");
   EXPECT_EQ(si.event, "cpu-clock");  // the first event; the cycles sample is left out
   EXPECT_EQ(si.unit, WeightUnit::samples);
-  EXPECT_EQ(si.header.at("perf.samples_left_out"), "1 cycles");
+  ASSERT_EQ(si.left_out.size(), 1u);
+  EXPECT_EQ(si.left_out[0].what, "cycles");
+  EXPECT_EQ(si.left_out[0].count, 1u);
   EXPECT_EQ(si.skipped_lines, 0u);
   ASSERT_EQ(c.samples.size(), 3u);
   EXPECT_EQ(c.total_weight(), 4u);
@@ -125,12 +136,13 @@ TEST(PerfLayouts, OldPerfNoTimeUnindentedFramesOneLineSamples) {
 
 TEST(PerfLayouts, FoldedAsStackcollapsePerfWritesIt) {
   Capture c = read("perf-3.16-old-layouts.written.txt");
-  EXPECT_EQ(render(c, "folded"),
-            "V8_WorkerThread;__schedule 1\n"
-            "dd;[unknown];__write_nocancel;entry_SYSCALL_64_fastpath_[k];sys_write_[k];vfs_write_[k];"
-            "new_sync_write_[k];ext4_file_write_iter_[k];__generic_file_write_iter_[k];"
-            "generic_perform_write_[k];copy_user_enhanced_fast_string_[k] 2\n"
-            "perf;native_write_msr 1\n");
+  EXPECT_EQ(
+      render(c, "folded"),
+      "V8_WorkerThread;__schedule 1\n"
+      "dd;[unknown];__write_nocancel;entry_SYSCALL_64_fastpath_[k];sys_write_[k];vfs_write_[k];"
+      "new_sync_write_[k];ext4_file_write_iter_[k];__generic_file_write_iter_[k];"
+      "generic_perform_write_[k];copy_user_enhanced_fast_string_[k] 2\n"
+      "perf;native_write_msr 1\n");
   // Without the command level, as for hangscope's own captures.
   const std::string bare = render(c, "folded", FlameRoot::none);
   EXPECT_NE(bare.find("\n__schedule 1\n"), std::string::npos) << bare;
@@ -142,14 +154,17 @@ TEST(PerfLayouts, TwoEventsJavaInliningSemicolonsAndFramesWithoutSymbols) {
   const SourceInfo& si = c.sources[0];
   EXPECT_EQ(si.event, "cycles");
   EXPECT_EQ(si.unit, WeightUnit::period);  // weighed by the cycles of each sample
-  EXPECT_EQ(si.header.at("perf.samples_left_out"), "1 instructions");
+  ASSERT_EQ(si.left_out.size(), 1u);
+  EXPECT_EQ(si.left_out[0].what, "instructions");
+  EXPECT_EQ(si.left_out[0].count, 1u);
   EXPECT_EQ(c.total_weight(), 750000u);
   const TaskSample& s = c.samples[0];
   EXPECT_EQ(s.pid, 24636);
   EXPECT_EQ(s.tid, 25607);
   auto f = c.stacks.stack(s.stack);
   ASSERT_EQ(f.size(), 8u);  // "a->b" is two frames, the inner one inlined
-  EXPECT_EQ(c.stacks.function(f[0]), "Lio/netty/channel/nio/NioEventLoop;::processSelectedKeysOptimized");
+  EXPECT_EQ(c.stacks.function(f[0]),
+            "Lio/netty/channel/nio/NioEventLoop;::processSelectedKeysOptimized");
   EXPECT_TRUE(c.stacks.frame(f[0]).flags & kInlined);
   EXPECT_EQ(c.stacks.function(f[1]), "Lio/netty/channel/nio/NioEventLoop;::processSelectedKeys");
   EXPECT_FALSE(c.stacks.frame(f[1]).flags & kInlined);

@@ -196,7 +196,8 @@ TEST(TopView, SortAndFilterChooseTheRows) {
   ASSERT_FALSE(f.groups.empty());
   for (const TopGroupRow& g : f.groups) EXPECT_NE(g.name.find("jbd2"), std::string::npos);
   for (const TopTaskRow& t : f.tasks)
-    EXPECT_TRUE(t.group.find("jbd2") != std::string::npos || t.comm.find("jbd2") != std::string::npos);
+    EXPECT_TRUE(t.group.find("jbd2") != std::string::npos ||
+                t.comm.find("jbd2") != std::string::npos);
   f = storm().frame;
   o = {};
   o.group_sort = GroupSort::name;

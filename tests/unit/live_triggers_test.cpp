@@ -95,7 +95,8 @@ TEST(AvgBlockedTrigger, IsTheSamplesOverTheRoundsOfTheSpan) {
   StrId jbd2 = w.strings().size();  // not an id yet
   for (StrId i = 0; i < w.strings().size(); ++i)
     if (w.strings().get(i) == "jbd2/loop0-8") jbd2 = i;
-  double commit = average_blocked(w, INT64_MAX / 2, [&](const WindowTask& t) { return t.comm == jbd2; });
+  double commit =
+      average_blocked(w, INT64_MAX / 2, [&](const WindowTask& t) { return t.comm == jbd2; });
   EXPECT_GT(commit, 0.5);
   EXPECT_LE(commit, 1.0);
 

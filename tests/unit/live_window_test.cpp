@@ -110,7 +110,10 @@ TEST(RoundWindow, ACaptureWrittenFromItReadsBackAsTheRoundsItWasGiven) {
   }
   // And the contexts came through: the files and devices of the groups.
   ASSERT_FALSE(b.context.groups.empty());
-  EXPECT_EQ(a.context.groups[0].devices.size(), b.context.groups[0].devices.size());
+  EXPECT_EQ(a.context.values_of(a.context.groups[0], "dev").size(),
+            b.context.values_of(b.context.groups[0], "dev").size());
+  EXPECT_EQ(a.context.values_of(a.context.groups[0], "file").size(),
+            b.context.values_of(b.context.groups[0], "file").size());
   // The window classifies its tasks as the report does.
   WindowGroups groups(builtin_rules());
   std::vector<GroupLoad> loads = groups.loads(w, INT64_MAX / 2);

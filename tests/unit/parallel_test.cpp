@@ -79,7 +79,8 @@ TEST(Parallel, SortOnThreadsSortsOnEveryThreadItIsGiven) {
 TEST(Parallel, SortOnThreadsMovesWhatCannotBeCopied) {
   std::mt19937 random(11);
   std::vector<std::unique_ptr<int>> v;
-  for (int i = 0; i < 5000; ++i) v.push_back(std::make_unique<int>(static_cast<int>(random() % 100)));
+  for (int i = 0; i < 5000; ++i)
+    v.push_back(std::make_unique<int>(static_cast<int>(random() % 100)));
   sort_on_threads(
       v.begin(), v.end(), [](const auto& a, const auto& b) { return *a < *b; }, 3);
   EXPECT_TRUE(std::is_sorted(v.begin(), v.end(),

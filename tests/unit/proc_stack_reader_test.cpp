@@ -64,8 +64,10 @@ TEST(ProcStackReader, UnknownFormatIsOneClearError) {
     read_text("hello\nworld\n", "notes.txt");
     FAIL() << "expected an error";
   } catch (const InputError& e) {
-    EXPECT_STREQ(e.what(), "notes.txt: not in any format hangscope reads (capture, kernel-log, crash, perf-script, "
-               "proc-stack, folded, folded-us)");
+    EXPECT_STREQ(
+        e.what(),
+        "notes.txt: not in any format hangscope reads (capture, kernel-log, crash, perf-script, "
+        "proc-stack, folded, folded-us)");
   }
 }
 

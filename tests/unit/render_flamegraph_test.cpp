@@ -133,8 +133,8 @@ TEST(FlameTree, MinShareLeavesOutTheSubtreesOfNarrowNodes) {
 TEST(FlameTree, MinShareKeepsExactlyTheNodesWithoutANarrowAncestor) {
   MadeCapture m;
   Numbers next{12345};
-  const uint32_t groups[] = {m.group("jbd2:force-commit", "jbd2"), m.group("vfs:rename-lock", "vfs"),
-                             m.group("mm:mmap-lock", "mm")};
+  const uint32_t groups[] = {m.group("jbd2:force-commit", "jbd2"),
+                             m.group("vfs:rename-lock", "vfs"), m.group("mm:mmap-lock", "mm")};
   for (int s = 0; s < 3000; ++s) {
     std::string stack;
     for (uint32_t d = 0, depth = 1 + next(9); d < depth; ++d)

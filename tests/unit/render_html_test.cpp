@@ -133,7 +133,8 @@ TEST(GraphPicture, BuiltinLayeredLayoutDrawsNodesInLayers) {
 }
 
 TEST(GraphPicture, DotDrawsWhenInstalledAndNeverLeaksDotText) {
-  if (!dot_available()) HANGSCOPE_SKIP() << "Graphviz dot is not installed (Debian package graphviz)";
+  if (!dot_available())
+    HANGSCOPE_SKIP() << "Graphviz dot is not installed (Debian package graphviz)";
   GraphDrawing d = draw_graph(three_waits(), GraphLayout::automatic);
   EXPECT_EQ(d.engine, "dot");
   EXPECT_EQ(d.svg.rfind("<svg", 0), 0u) << d.svg.substr(0, 200);

@@ -1,9 +1,12 @@
 // Capture format v2: contexts, switch counts, watched and stackless tasks, pressure and
 // machine counts per round; v1 captures still read; the writer's memory stays bounded;
-// and the context summary the report shows.
+// and the context summary the reports show (text, JSON, HTML), from the table of fields.
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <fstream>
 #include <sstream>
@@ -205,12 +208,15 @@ TEST(SamplerCaptureV2, ContextSummaryAndReport) {
   Analysis a = analyze(c);
   ASSERT_TRUE(a.context.any);
   const GroupContext* fsync = nullptr;
-  for (const GroupContext& g : a.context.groups)
-    if (!g.syscalls.empty() && c.strings().get(g.syscalls[0].name) == "fsync") fsync = &g;
+  for (const GroupContext& g : a.context.groups) {
+    std::span<const ContextCount> syscalls = a.context.values_of(g, "scname");
+    if (!syscalls.empty() && c.strings().get(syscalls[0].text) == "fsync") fsync = &g;
+  }
   ASSERT_NE(fsync, nullptr);
-  EXPECT_EQ(fsync->syscalls[0].weight, 3u);
-  ASSERT_EQ(fsync->devices.size(), 1u);
-  EXPECT_EQ(c.strings().get(fsync->devices[0].name), "loop0");
+  EXPECT_EQ(a.context.values_of(*fsync, "scname")[0].weight, 3u);
+  std::span<const ContextCount> devices = a.context.values_of(*fsync, "dev");
+  ASSERT_EQ(devices.size(), 1u);
+  EXPECT_EQ(c.strings().get(devices[0].text), "loop0");
   // Unchanged switch counts from the first to the last sample, 2 s apart.
   ASSERT_EQ(fsync->longest.size(), 1u);
   EXPECT_EQ(fsync->longest[0].task.tid, 101);
@@ -250,4 +256,78 @@ TEST(SamplerCaptureV2, StormFixtureTiesFsyncsToTheLoopDevice) {
   }
   EXPECT_GT(fsyncs, 100u);
   EXPECT_GE(on_loop0 * 100, fsyncs * 95);
+}
+
+// Every field the table shows per group reaches the text, JSON and HTML reports under its
+// row's key and label, with no word of its own in a renderer: checked for each row whose
+// field the fsync task's context sets, so that a row added to the table is checked too.
+TEST(SamplerCaptureV2, EveryFieldTheTableShowsReachesTextJsonAndHtml) {
+  Capture c = read_bytes(write_v2(true));
+  Analysis a = analyze(c);
+  const Report report{c, a};
+  const std::string text = find_renderer("text")->render(report, RenderOptions{});
+  const std::string html = find_renderer("html")->render(report, RenderOptions{});
+  const nlohmann::json json =
+      nlohmann::json::parse(find_renderer("json")->render(report, RenderOptions{}));
+  const nlohmann::json& cx = json.at("context");
+  EXPECT_TRUE(cx.at("any").get<bool>());
+  EXPECT_EQ(cx.at("max_uninterruptible").get<uint32_t>(), 4u);
+  EXPECT_EQ(cx.at("pressure").at("io").get<double>(), 14.5);
+  EXPECT_TRUE(cx.at("pressure").at("cpu").is_null());  // never recorded
+  EXPECT_EQ(cx.at("unreadable_reasons").at(0).at("value"), "timed out");
+  // The fsync task's group: the one whose JSON syscalls begin with fsync.
+  const nlohmann::json* fsync = nullptr;
+  for (const nlohmann::json& g : cx.at("groups"))
+    if (g.at("values").contains("scname") && g["values"]["scname"][0]["value"] == "fsync")
+      fsync = &g;
+  ASSERT_NE(fsync, nullptr) << cx.dump(1);
+  EXPECT_EQ(fsync->at("longest").at(0).at("task").at("tid"), 101);
+
+  // The fsync task's context as the sampler recorded it, field by field against the table.
+  TaskContextRecord set;
+  set.syscall_name = "fsync";
+  set.file = "/mnt/upper/file with\ttab";
+  set.device = "loop0";
+  const std::string ctr = "docker:" + std::string(64, 'c');
+  set.container = ctr;
+  static const TaskContextRecord kAbsent;
+  size_t shown = 0, checked = 0;
+  for_each_context_field(
+      [&](const ContextField& row, const auto& value, const auto& absent) {
+        if (row.shown != ContextShown::most_common) return;
+        const nlohmann::json& field = cx.at("fields").at(shown++);
+        EXPECT_EQ(field.at("key"), row.key);
+        EXPECT_EQ(field.at("label"), row.label);
+        if (value == absent) return;
+        ++checked;
+        const std::string key(row.key), label(row.label);
+        ASSERT_TRUE(fsync->at("values").contains(key)) << key;
+        EXPECT_EQ(fsync->at("values").at(key).at(0).at("weight"), 3) << key;
+        EXPECT_NE(text.find(fmt::format("\n    {:<11} ", label)), std::string::npos)
+            << label << "\n" << text;
+        EXPECT_NE(html.find("<th>" + label + "</th>"), std::string::npos) << label;
+      },
+      set, kAbsent);
+  EXPECT_EQ(shown, cx.at("fields").size());
+  EXPECT_EQ(checked, 4u);  // syscall, file, device, container
+  EXPECT_EQ(fsync->at("values").at("ctr").at(0).at("value"), ctr);
+  EXPECT_NE(html.find("<section id=\"context\">"), std::string::npos);
+  EXPECT_NE(html.find("Unreadable: 3 samples (timed out (3))"), std::string::npos);
+}
+
+// Inputs without contexts (dumps) have no context section in text or HTML, and JSON says so.
+TEST(SamplerCaptureV2, DumpsHaveNoContextSection) {
+  Capture c;
+  read_input(std::string(HANGSCOPE_FIXTURES) + "/proc-stack/lkml-6.12-overlayfs-jbd2.txt", "", c);
+  Analysis a = analyze(c);
+  const Report report{c, a};
+  EXPECT_EQ(find_renderer("text")->render(report, RenderOptions{}).find("context of the"),
+            std::string::npos);
+  EXPECT_EQ(find_renderer("html")->render(report, RenderOptions{}).find("id=\"context\""),
+            std::string::npos);
+  const nlohmann::json json =
+      nlohmann::json::parse(find_renderer("json")->render(report, RenderOptions{}));
+  EXPECT_FALSE(json.at("context").at("any").get<bool>());
+  for (const nlohmann::json& g : json.at("context").at("groups"))
+    EXPECT_TRUE(g.at("values").empty());
 }

@@ -78,7 +78,8 @@ TEST(StackTableAbsorb, IdsAsInterningThePartsStacksInOrder) {
       ASSERT_EQ(into.intern_stack(part_stacks[i]), expected_ids[i]);
     const std::vector<FrameId> fresh(13, 1);  // deeper than any random stack
     EXPECT_EQ(into.intern_stack(fresh), expected.stack_count());
-    EXPECT_TRUE(std::ranges::equal(into.stack(static_cast<StackId>(expected.stack_count())), fresh));
+    EXPECT_TRUE(
+        std::ranges::equal(into.stack(static_cast<StackId>(expected.stack_count())), fresh));
   }
 }
 

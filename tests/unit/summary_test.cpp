@@ -140,7 +140,8 @@ TEST(Summary, WithoutStacksKeepsTheGroupsFigures) {
 }
 
 TEST(Summary, DumpsHaveNoAverage) {
-  Capture c = hangscope::testing::read_text("[<0>] lock_rename+0x1/0x2\n[<0>] do_renameat2+0x1/0x2\n");
+  Capture c =
+      hangscope::testing::read_text("[<0>] lock_rename+0x1/0x2\n[<0>] do_renameat2+0x1/0x2\n");
   Classification cls = classify(c.stacks, builtin_rules());
   Summary s = summarize(c, cls);
   EXPECT_FALSE(s.timed);

@@ -126,7 +126,8 @@ TEST(TwoKernelCaptures, BothKernelsShowTheJournalWaitsOfTheStorm) {
 // differed by 1.5 points in the rename lock's share, the BPF run by 2.1 at most, in
 // every group of 2 % or more.
 TEST(TwoKernelCaptures, TheBpfSourceOn61SamplesWhatProcDoes) {
-  KernelCapture bpf = load((kDir / "bpf-source" / "storm-6.1.0-57-cloud-amd64.capture.zst").string());
+  KernelCapture bpf =
+      load((kDir / "bpf-source" / "storm-6.1.0-57-cloud-amd64.capture.zst").string());
   const SourceInfo& src = bpf.capture.sources[0];
   EXPECT_EQ(src.header.at("source"), "bpf");
   EXPECT_EQ(src.header.at("bpf_walk"), "per task");

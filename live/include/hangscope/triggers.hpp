@@ -84,8 +84,8 @@ std::string_view hung_task_message(std::string_view kmsg_record);
 
 // Which of the round-based triggers fire at the newest round of `w`, in the order of
 // kTriggerKinds (the first is the one a capture is named after).
-std::vector<Firing> check_round_triggers(const TriggerSettings& s, const RoundWindow& w,
-                                         const BlockedTracker& blocked,
-                                         const std::function<bool(const WindowTask&)>& counted = {});
+std::vector<Firing> check_round_triggers(
+    const TriggerSettings& s, const RoundWindow& w, const BlockedTracker& blocked,
+    const std::function<bool(const WindowTask&)>& counted = {});
 
 }  // namespace hangscope

@@ -24,7 +24,16 @@ namespace hangscope::capture_format {
 
 // --- Header lines: "<key> <value>", escaped, before "data". --------------------------
 
-inline constexpr std::string_view kOnCpuHz = "oncpu_hz";  // written among the extra lines
+// Keys written among the extra lines by the part of the program that knows the value (the
+// on-CPU sampler, the record loop, watch), and read by the table below.
+inline constexpr std::string_view kOnCpuHz = "oncpu_hz";
+inline constexpr std::string_view kStacks = "stacks";  // "kernel", or "none: <why>"
+inline constexpr std::string_view kWatchTrigger = "watch_trigger";  // WatchTrigger, docs/watch.md
+inline constexpr std::string_view kWatchTriggerValue = "watch_trigger_value";
+inline constexpr std::string_view kWatchTriggerThreshold = "watch_trigger_threshold";
+inline constexpr std::string_view kWatchTriggerWhat = "watch_trigger_what";
+inline constexpr std::string_view kWatchTriggerNs = "watch_trigger_ns";
+inline constexpr std::string_view kWatchTriggerUnixNs = "watch_trigger_unix_ns";
 
 struct HeaderField {
   std::string_view key;

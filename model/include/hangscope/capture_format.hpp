@@ -7,6 +7,8 @@
 #include <string_view>
 #include <utility>
 
+#include "hangscope/model.hpp"
+
 namespace hangscope::capture_format {
 
 inline constexpr std::string_view kMagic = "# hangscope capture";
@@ -38,11 +40,7 @@ std::string unescape(std::string_view escaped);
 // line: fuse.<connection>=<pid>,<mount point>; the mount point escaped, with \x20 for a
 // space, \x2c for a comma and \x3d for '=', so that the field is one word. Readers keep
 // it as the header field "end.fuse.<connection>".
-struct FuseDaemonField {
-  uint64_t connection = 0;  // the mount's device number: /sys/fs/fuse/connections/<N>
-  int pid = 0;              // the process holding /dev/fuse open for it
-  std::string mount_point;
-};
+using FuseDaemonField = FuseDaemon;
 std::pair<std::string, std::string> fuse_daemon_field(const FuseDaemonField& d);
 // Parses a key and value as written ("fuse.39") or as kept by a reader ("end.fuse.39").
 bool parse_fuse_daemon_field(std::string_view key, std::string_view value, FuseDaemonField& out);

@@ -33,7 +33,39 @@ enum class WeightUnit : uint8_t {
                  // instructions, faults), nanoseconds for cpu-clock and task-clock
 };
 
+// What made `hangscope watch` write a capture: its header's watch_trigger* lines
+// (docs/watch.md), read by capture_fields.cpp.
+struct WatchTrigger {
+  std::string kind;       // "blocked-for", "avg-blocked", "psi", "kmsg", "signal"; "" none
+  double value = 0;       // what was measured when it fired...
+  double threshold = 0;   // ...and the threshold it crossed
+  std::string what;       // what fired it, in words; may be empty
+  int64_t time_ns = -1;   // when it fired, since the start of the recording; -1 unknown
+  int64_t unix_ns = 0;    // the same on CLOCK_REALTIME; 0 unknown
+};
+
+// A FUSE daemon the sampler found serving a mount that had blocked tasks (a capture's
+// end line, `fuse.<connection>=<pid>,<mount point>`: capture_format.hpp).
+struct FuseDaemon {
+  uint64_t connection = 0;  // the mount's device number: /sys/fs/fuse/connections/<N>
+  int pid = 0;              // the process holding /dev/fuse open for it
+  std::string mount_point;
+};
+
+// Something a reader read and left out of the model, and how much of it: said among an
+// input's warnings (render.hpp, input_warnings), never dropped silently.
+struct LeftOut {
+  enum class Why : uint8_t {
+    other_event,  // perf script: the samples of an event other than the counted one
+  };
+  Why why = Why::other_event;
+  std::string what;    // what it was, for the words: the event's name ("cycles"), ...
+  uint64_t count = 0;  // how many (samples, lines, ...)
+};
+
 // What one input file contributed, and what its header said about where it came from.
+// The header facts that stages downstream read are typed fields here, read once by the
+// header table (capture_fields.hpp); `header` keeps every line verbatim besides.
 struct SourceInfo {
   std::string path;           // as given on the command line ("-" for stdin)
   std::string format;         // reader name: "capture", "proc-stack", ...
@@ -75,6 +107,11 @@ struct SourceInfo {
     int32_t tid = 0;
   };
   std::vector<StacklessTask> stackless;
+  std::vector<LeftOut> left_out;  // what the reader left out, by reason
+  int64_t start_unix_ns = 0;      // when the recording started (CLOCK_REALTIME); 0 unknown
+  bool no_kernel_stacks = false;  // a capture recorded without kernel stacks (header "stacks")
+  WatchTrigger watch_trigger;     // what made watch write it; kind "" when nothing did
+  std::vector<FuseDaemon> fuse_daemons;  // the FUSE daemons its sampler found
   std::map<std::string, std::string> header;  // every header field, verbatim
 };
 

@@ -2,10 +2,12 @@
 // list of a task's context fields. Three structs are instances of it: the sampler's record
 // of a task (TaskContextRecord, round_sink.hpp: views of what it read), the live window's
 // (WindowContext: interned ids) and the model's (TaskContext, model.hpp: interned ids).
-// for_each_context_field names every field with its key in a capture's `C` line
-// (docs/capture-format.md), so that writing and reading a capture, emptiness, hashing and
-// the copies from one instance to another all go through this one list: a new field is a
-// member here, a line in for_each_context_field, and whatever fills it in the sampler.
+// for_each_context_field names every field with its row (ContextField): its key in a
+// capture's `C` line (docs/capture-format.md), its label for people and how the reports
+// sum it up per wait group. Writing and reading a capture, emptiness, hashing, the copies
+// from one instance to another and every report's context (the analyses' context summary,
+// the text, JSON and HTML reports) all go through this one list: a new field is a member
+// here, a line in for_each_context_field, and whatever fills it in the sampler.
 //
 // It is the capture format's knowledge as much as the model's, and sits at the model level
 // (beside capture_format.hpp) because a source (the sampler and its capture writer) and an
@@ -19,22 +21,40 @@
 
 namespace hangscope {
 
-// Calls f(key, field of c...) for every field, in the order a capture writes them: with
+// How the reports sum a field up per wait group (analyses/context_summary.cpp).
+enum class ContextShown : uint8_t {
+  no,           // kept in captures and the model only: a number its name says better,
+                // values too varied to count, or a field with a section of its own
+  most_common,  // the group's most common values, heaviest first, with their weights
+};
+
+// A field's row: what a capture and a program call it, what a person does, and how it is
+// shown. It converts to its key, for the capture's writer and reader, which need no more.
+struct ContextField {
+  std::string_view key;    // in a capture's `C` line and the JSON report's context
+  std::string_view label;  // for people, of a group's values: "syscalls", "files"
+  ContextShown shown = ContextShown::no;
+  constexpr operator std::string_view() const { return key; }
+};
+
+// Calls f(row, field of c...) for every field, in the order a capture writes them: with
 // several instances, their same field side by side (to copy one into another, or to
-// compare one with the defaults). A field equal to its default is absent from a capture.
+// compare one with the defaults). A field equal to its default is absent from a capture;
+// the reports show the fields in this order.
 template <typename F, typename... Contexts>
-void for_each_context_field(F&& f, Contexts&... c) {
-  f(std::string_view("wchan"), c.wchan...);
-  f(std::string_view("sc"), c.syscall_nr...);
-  f(std::string_view("scname"), c.syscall_name...);
-  f(std::string_view("args"), c.syscall_args...);
-  f(std::string_view("file"), c.file...);
-  f(std::string_view("fs"), c.filesystem...);
-  f(std::string_view("dev"), c.device...);
-  f(std::string_view("cgroup"), c.cgroup...);
-  f(std::string_view("ctr"), c.container...);
-  f(std::string_view("ppid"), c.ppid...);
-  f(std::string_view("why"), c.unreadable...);
+constexpr void for_each_context_field(F&& f, Contexts&... c) {
+  using enum ContextShown;
+  f(ContextField{"wchan", "wait channels"}, c.wchan...);
+  f(ContextField{"sc", "syscall numbers"}, c.syscall_nr...);
+  f(ContextField{"scname", "syscalls", most_common}, c.syscall_name...);
+  f(ContextField{"args", "syscall arguments"}, c.syscall_args...);
+  f(ContextField{"file", "files", most_common}, c.file...);
+  f(ContextField{"fs", "file systems"}, c.filesystem...);
+  f(ContextField{"dev", "devices", most_common}, c.device...);
+  f(ContextField{"cgroup", "cgroups"}, c.cgroup...);
+  f(ContextField{"ctr", "containers", most_common}, c.container...);
+  f(ContextField{"ppid", "parent processes"}, c.ppid...);
+  f(ContextField{"why", "unreadable"}, c.unreadable...);  // the reports' own "unreadable"
 }
 
 // `Text` is how a text field is held: std::string_view, or an interned StrId.

@@ -102,8 +102,8 @@ std::string_view flame_level_name(FlameLevel level, const Capture& c, const Clas
 // The flame tree's distinct paths, summed, sorted as the tree's depth-first order and
 // compared with one another, on the threads FlameTreeOptions::threads allows: the tree
 // is merged from them in one walk (build_flame_tree), cut into runs of paths the
-// threads take as they become free, and an output that writes each path once (folded stacks) reads them without
-// a tree. They refer to the capture, and must not outlive it.
+// threads take as they become free, and an output that writes each path once (folded stacks) reads
+// them without a tree. They refer to the capture, and must not outlive it.
 class FlamePaths {
  public:
   FlamePaths(const Capture& capture, const Classification& cls,

@@ -1,5 +1,5 @@
 // Renderers of a diff (hangscope diff -f ...), one per format, each in its own file
-// under analyzer/render/, listed in analyzer/render/diff_renderers.cpp.
+// under analyzer/render/, listed in analyzer/render/diff_renderers.hpp.
 #pragma once
 
 #include <span>

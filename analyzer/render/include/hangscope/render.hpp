@@ -1,6 +1,6 @@
 // The render stage: every output reads the analyses' results (and the interned names
 // they refer to), never the inputs. One renderer per output format, each in its own
-// file under analyzer/render/, listed in analyzer/render/renderers.cpp.
+// file under analyzer/render/, listed in analyzer/render/renderers.hpp.
 #pragma once
 
 #include <cstdint>
