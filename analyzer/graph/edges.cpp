@@ -320,6 +320,8 @@ void add_edges(Context& c) {
   EdgeSet edges;
   TaskSet explained;
   add_fact_edges(c, edges, explained);
+  add_cause_edges(c, edges, explained);
+  add_backing_edges(c, edges);
   add_holder_edges(c, edges, explained);
   c.graph.edges = edges.finish();
 }

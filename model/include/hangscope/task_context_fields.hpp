@@ -35,6 +35,13 @@ void for_each_context_field(F&& f, Contexts&... c) {
   f(std::string_view("ctr"), c.container...);
   f(std::string_view("ppid"), c.ppid...);
   f(std::string_view("why"), c.unreadable...);
+  // v4: causes read at sampling time that are not on the stack (docs/capture-format.md)
+  f(std::string_view("cg_frozen"), c.cgroup_frozen...);
+  f(std::string_view("cg_io_limit"), c.cgroup_io_limit...);
+  f(std::string_view("cg_mem_limit"), c.cgroup_memory_limit...);
+  f(std::string_view("cg_oom"), c.cgroup_oom...);
+  f(std::string_view("party"), c.party...);
+  f(std::string_view("party_comm"), c.party_comm...);
 }
 
 // `Text` is how a text field is held: std::string_view, or an interned StrId.
@@ -51,6 +58,20 @@ struct TaskContextFields {
   Text container{};         // "docker:<id>", "cri-o:<id>", ... when the cgroup names one
   int32_t ppid = 0;
   Text unreadable{};  // why part of the task could not be read ("timed out", ...)
+  // The states of its cgroups that hold it, each "<file>=<value> <cgroup path>" as read
+  // (cgroup_causes.hpp in the analyzer reads them): frozen ("freezer.state=FROZEN
+  // /jobs"), an I/O limit on the device it waits on ("io.max=loop0:rbps=1048576 /jobs"),
+  // memory at its limit ("memory.max=33554432 /jobs") and out of memory with the OOM
+  // killer off ("memory.oom_control=under_oom /jobs").
+  Text cgroup_frozen{};
+  Text cgroup_io_limit{};
+  Text cgroup_memory_limit{};
+  Text cgroup_oom{};
+  // The process its wait depends on that its stack does not show, read from the kernel:
+  // "<relation> <pid> <state>" ("vfork-child 4711 T"; "tracer", "uffd-server",
+  // "fanotify-listener"), and its command name.
+  Text party{};
+  Text party_comm{};
 
   bool operator==(const TaskContextFields&) const = default;
   template <typename H>
