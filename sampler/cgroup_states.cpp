@@ -27,9 +27,15 @@ std::string fact(std::string_view file, std::string_view value, std::string_view
   return out;
 }
 
+// A cgroup file's one value, without its line end ("FROZEN\n" -> "FROZEN").
+std::string_view value_of(std::string_view file) {
+  while (!file.empty() && (file.back() == '\n' || text::blank(file.back()))) file.remove_suffix(1);
+  return text::trim_left(file);
+}
+
 uint64_t number_or(std::string_view s, uint64_t otherwise) {
   uint64_t v = 0;
-  return text::whole_number(text::trim(s), v) ? v : otherwise;
+  return text::whole_number(value_of(s), v) ? v : otherwise;
 }
 
 // Memory at its limit: what is left is under 1/16 of it (reclaim keeps usage just under
@@ -46,10 +52,10 @@ using Read = std::string (*)(CgroupStates&, const std::string& root, std::string
 // the one frozen by someone is the nearest whose freezer.self_freezing is 1.
 std::string v1_frozen(CgroupStates& s, const std::string& root, std::string_view cg,
                       const FileLocation&) {
-  const std::string state(text::trim(s.file(root, cg, "freezer.state")));
+  const std::string state(value_of(s.file(root, cg, "freezer.state")));
   if (state != "FROZEN" && state != "FREEZING") return {};
   for (std::string_view p = cg; !p.empty(); p = parent(p))
-    if (text::trim(s.file(root, p, "freezer.self_freezing")) == "1")
+    if (value_of(s.file(root, p, "freezer.self_freezing")) == "1")
       return fact("freezer.state", state, p);
   return fact("freezer.state", state, cg);
 }
@@ -61,7 +67,7 @@ std::string v2_frozen(CgroupStates& s, const std::string& root, std::string_view
   if (text::keyed_line(s.file(root, cg, "cgroup.events"), "frozen ").value_or("") != "1")
     return {};
   for (std::string_view p = cg; !p.empty() && p != "/"; p = parent(p))
-    if (text::trim(s.file(root, p, "cgroup.freeze")) == "1") return fact("cgroup.freeze", "1", p);
+    if (value_of(s.file(root, p, "cgroup.freeze")) == "1") return fact("cgroup.freeze", "1", p);
   return fact("cgroup.events", "frozen", cg);
 }
 
@@ -69,7 +75,7 @@ std::string v2_frozen(CgroupStates& s, const std::string& root, std::string_view
 std::string_view device_line(std::string_view file, const FileLocation& dev) {
   const std::string want = std::to_string(dev.major) + ":" + std::to_string(dev.minor) + " ";
   for (std::string_view line : text::Lines(file))
-    if (line.starts_with(want)) return text::trim(line.substr(want.size()));
+    if (line.starts_with(want)) return value_of(line.substr(want.size()));
   return {};
 }
 

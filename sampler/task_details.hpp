@@ -39,7 +39,7 @@ struct DetailRequest {
   // is not read, and read_ns (when they were taken) is left as the source set it.
   bool stack_given = false;
   bool read_comm = false;  // the comm file too, into `name` (a workqueue worker's full name)
-  std::shared_ptr<CauseReaders> causes;  // null: the causes off the stack are not read
+  std::shared_ptr<CauseReaders> causes{};  // null: the causes off the stack are not read
 };
 
 // A new kind of detail (the FUSE daemon a task waits on, say) is read by a function of

@@ -109,7 +109,8 @@ uint32_t Context::cause_node(const Cause& cause) {
 
 bool Context::held(uint32_t unit) const {
   const Cause* cause = cause_of(unit);
-  return cause && !cause_table()[cause->row].phrase.empty() && sample_of(unit).state == 'D';
+  // A task frozen by cgroup v2 sleeps in S (do_freezer_trap), by v1 in D.
+  return cause && !cause_table()[cause->row].phrase.empty() && !running(sample_of(unit));
 }
 
 uint32_t Context::device_node(uint32_t dev) {

@@ -174,6 +174,7 @@ class VerdictWriter {
     h.stated = best->confidence == Confidence::stated;
     if (!best->holders.empty()) h.task = best->holders.front().task;
     const GraphNode& to = g_.nodes[best->to];
+    if (to.kind == NodeKind::cause) return {};  // the subject names it, with what was read
     if (!h.has_task() && to.kind == NodeKind::unseen)
       h.place = c_.rules.groups[to.rule].holder.unseen;  // its words, without the device
     else if (!h.has_task() && to.kind != NodeKind::group)
@@ -232,9 +233,12 @@ class VerdictWriter {
     // its subject.
     if (const GraphEdge* best = heaviest_edge(v); best && best->cause != kNoCause) {
       Subject out{std::string(cause_table()[best->cause].subject), {}, {}};
-      const std::string& place = g_.nodes[best->to].place;
+      // A cgroup with what was read of it: "the frozen cgroup /jobs (freezer.state=FROZEN)".
+      const GraphNode& to = g_.nodes[best->to];
       if (const size_t at = out.text.find("{place}"); at != std::string::npos)
-        out.text.replace(at, 7, place.empty() ? "(unknown)" : place);
+        out.text.replace(at, 7,
+                         (to.place.empty() ? "(unknown)" : to.place) +
+                             (to.detail.empty() ? "" : " (" + to.detail + ")"));
       if (out.text.find("{holder}") != std::string::npos) out.holder = subject_holder_of(v);
       return out;
     }
