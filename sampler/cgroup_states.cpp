@@ -88,9 +88,11 @@ std::string v1_io_limit(CgroupStates& s, const std::string& root, std::string_vi
       "blkio.throttle.read_bps_device", "blkio.throttle.write_bps_device",
       "blkio.throttle.read_iops_device", "blkio.throttle.write_iops_device"};
   for (std::string_view p = cg; !p.empty(); p = parent(p))
-    for (std::string_view name : kFiles)
-      if (std::string_view v = device_line(s.file(root, p, name), dev); !v.empty() && v != "0")
+    for (std::string_view name : kFiles) {
+      const std::string file = s.file(root, p, name);  // the line is a view into it
+      if (std::string_view v = device_line(file, dev); !v.empty() && v != "0")
         return fact(name, dev.device + ":" + std::string(v), p);
+    }
   return {};
 }
 
@@ -101,7 +103,8 @@ std::string v2_io_limit(CgroupStates& s, const std::string& root, std::string_vi
   if (dev.device.empty()) return {};
   for (std::string_view p = cg; !p.empty() && p != "/"; p = parent(p)) {
     std::string limits;
-    const std::string_view line = device_line(s.file(root, p, "io.max"), dev);
+    const std::string file = s.file(root, p, "io.max");  // the line is a view into it
+    const std::string_view line = device_line(file, dev);
     for (size_t at = 0; at < line.size();) {
       size_t sp = line.find(' ', at);
       if (sp == std::string_view::npos) sp = line.size();

@@ -5,7 +5,8 @@
 // the cause (a cgroup's state, the party of the wait, the file system under a loop
 // device), the holder where there is one, no false root, and at most 2% of the samples
 // are unclassified. A scenario the machine cannot make (no such cgroup hierarchy,
-// controller or tool: make-zoo.sh exits 77) skips with its reason.
+// controller or tool: make-zoo.sh exits 77) skips with its reason, and fails under
+// HANGSCOPE_REQUIRE_LIVE=1 unless the reason is the layout of the machine's cgroups.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -28,6 +29,10 @@ TEST_P(LiveZoo, TheOpeningNamesTheCause) {
   const std::string out = dir.file("");
   const RunResult r = run({"bash", HANGSCOPE_SOURCE "/fixtures/zoo/make-zoo.sh",
                            HANGSCOPE_BUILD_DIR, scenario, "live", out});
+  // Where the machine's cgroups are laid out otherwise (a controller on v1, not v2), no
+  // install makes the scenario: a plain skip, also where every live test must run.
+  if (r.status == 77 && r.err.find("this machine's cgroups") != std::string::npos)
+    GTEST_SKIP() << r.err;
   if (r.status == 77) HANGSCOPE_SKIP() << r.err;
   ASSERT_EQ(r.status, 0) << r.err;
   const ZooKey key = read_zoo_key(out + "/" + scenario + "-live.key");
