@@ -109,7 +109,8 @@ std::string v2_io_limit(CgroupStates& s, const std::string& root, std::string_vi
       size_t sp = line.find(' ', at);
       if (sp == std::string_view::npos) sp = line.size();
       const std::string_view item = line.substr(at, sp - at);
-      if (!item.empty() && !item.ends_with("=max")) limits += (limits.empty() ? "" : ",") + std::string(item);
+      if (!item.empty() && !item.ends_with("=max"))
+        limits += (limits.empty() ? "" : ",") + std::string(item);
       at = sp + 1;
     }
     if (!limits.empty()) return fact("io.max", dev.device + ":" + limits, p);
@@ -257,9 +258,9 @@ CgroupPaths CgroupStates::paths(int pid, int tid, bool reread) {
   }
   std::string text;
   CgroupPaths out;
-  if (read_small_file(
-          proc_root_ + "/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/cgroup", text))
-    out = parse_cgroup_paths(text);
+  const std::string file =
+      proc_root_ + "/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/cgroup";
+  if (read_small_file(file, text)) out = parse_cgroup_paths(text);
   std::lock_guard lock(mu_);
   tasks_[tid] = {monotonic_ns(), out};
   return out;

@@ -36,7 +36,8 @@ void ProcSource::prepare(CaptureHeader& header) {
   table_ = std::make_unique<TaskTable>(opt_.proc_root, opt_.pids);
   scanner_ = std::make_unique<ScanThread>(opt_.max_stuck_readers);
   mounts_ = std::make_shared<MountTable>(opt_.proc_root);
-  causes_ = std::make_shared<CauseReaders>(opt_.proc_root, std::chrono::nanoseconds(opt_.interval).count() / 2);
+  causes_ = std::make_shared<CauseReaders>(
+      opt_.proc_root, std::chrono::nanoseconds(opt_.interval).count() / 2);
 }
 
 void ProcSource::start(int64_t start_ns) { last_rescan_ = start_ns; }

@@ -69,8 +69,8 @@ void add_backing_edges(Context& c, EdgeSet& edges) {
       if (c.serves[u] == 0 || c.devices[c.serves[u]] != name) continue;
       edges.add(from, c.node[u], c.units[u].weight, Confidence::stated, false, "loop worker",
                 kNoRule);
-      edges.add_holder(from, c.node[u], WeightedTask{example_of(c.sample_of(u)), c.units[u].samples},
-                       c.sample_of(u).source);
+      const TaskSample& s = c.sample_of(u);
+      edges.add_holder(from, c.node[u], WeightedTask{example_of(s), c.units[u].samples}, s.source);
       workers = true;
     }
     if (!workers && !f.backing_device.empty())

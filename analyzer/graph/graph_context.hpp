@@ -255,7 +255,8 @@ void place_samples(Context& c);         // nodes.cpp
 void add_edges(Context& c);             // edges.cpp: kernel facts, then holder rules
 // causes.cpp, called by add_edges: the causes read at sampling time; their tasks are
 // explained, as the kernel's facts' are.
-void add_cause_edges(Context& c, EdgeSet& edges, std::unordered_set<TaskKey, TaskKeyHash>& explained);
+void add_cause_edges(Context& c, EdgeSet& edges,
+                     std::unordered_set<TaskKey, TaskKeyHash>& explained);
 // backing.cpp, called by add_edges: a device to what serves it from below.
 void add_backing_edges(Context& c, EdgeSet& edges);
 void find_chains(Context& c);           // chains.cpp

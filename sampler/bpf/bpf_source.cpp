@@ -40,7 +40,8 @@ class BpfSource final : public TaskSource {
 
   void prepare(CaptureHeader& header) override {
     mounts_ = std::make_shared<MountTable>(opt_.proc_root);
-    causes_ = std::make_shared<CauseReaders>(opt_.proc_root, std::chrono::nanoseconds(opt_.interval).count() / 2);
+    causes_ = std::make_shared<CauseReaders>(
+        opt_.proc_root, std::chrono::nanoseconds(opt_.interval).count() / 2);
     header.extra.emplace_back("source", "bpf");
     header.extra.emplace_back("bpf_walk", program_->walk());
     if (!program_->why_no_blocked_set().empty())
