@@ -67,23 +67,65 @@ std::string unescape(std::string_view in) {
 namespace {
 
 constexpr std::string_view kFuseKey = "fuse.";
+constexpr std::string_view kBlockDeviceKey = "blockdev.";
+
+// Free text as one word of an end line's value: escaped, with \x20 for a space, \x2c
+// for a comma, \x2b for '+' and \x3d for '='.
+std::string word(std::string_view text) {
+  std::string out;
+  for (char c : escape(text)) {
+    if (c == ' ')
+      out += "\\x20";
+    else if (c == ',')
+      out += "\\x2c";
+    else if (c == '+')
+      out += "\\x2b";
+    else if (c == '=')
+      out += "\\x3d";
+    else
+      out += c;
+  }
+  return out;
+}
 
 }  // namespace
 
 std::pair<std::string, std::string> fuse_daemon_field(const FuseDaemonField& d) {
-  std::string mount;
-  for (char c : escape(d.mount_point)) {
-    if (c == ' ')
-      mount += "\\x20";
-    else if (c == ',')
-      mount += "\\x2c";
-    else if (c == '=')
-      mount += "\\x3d";
-    else
-      mount += c;
-  }
   return {std::string(kFuseKey) + std::to_string(d.connection),
-          std::to_string(d.pid) + "," + mount};
+          std::to_string(d.pid) + "," + word(d.mount_point)};
+}
+
+std::pair<std::string, std::string> block_device_field(const BlockDeviceField& d) {
+  std::string slaves;
+  for (const std::string& s : d.slaves) slaves += (slaves.empty() ? "" : "+") + word(s);
+  return {std::string(kBlockDeviceKey) + word(d.device),
+          word(d.backing_device) + "," + word(d.backing_fstype) + "," + slaves + "," +
+              word(d.backing_file)};
+}
+
+bool parse_block_device_field(std::string_view key, std::string_view value,
+                              BlockDeviceField& out) {
+  if (key.starts_with("end.")) key.remove_prefix(4);
+  if (!key.starts_with(kBlockDeviceKey) || key.size() == kBlockDeviceKey.size()) return false;
+  out = BlockDeviceField{};
+  out.device = unescape(key.substr(kBlockDeviceKey.size()));
+  std::string_view parts[4];
+  for (size_t i = 0; i < 3; ++i) {
+    const size_t comma = value.find(',');
+    if (comma == std::string_view::npos) return false;
+    parts[i] = value.substr(0, comma);
+    value.remove_prefix(comma + 1);
+  }
+  parts[3] = value;
+  out.backing_device = unescape(parts[0]);
+  out.backing_fstype = unescape(parts[1]);
+  for (std::string_view rest = parts[2]; !rest.empty();) {
+    const size_t plus = rest.find('+');
+    out.slaves.push_back(unescape(rest.substr(0, plus)));
+    rest.remove_prefix(plus == std::string_view::npos ? rest.size() : plus + 1);
+  }
+  out.backing_file = unescape(parts[3]);
+  return true;
 }
 
 bool parse_fuse_daemon_field(std::string_view key, std::string_view value, FuseDaemonField& out) {

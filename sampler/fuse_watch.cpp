@@ -1,6 +1,5 @@
 #include "fuse_watch.hpp"
 
-#include <dirent.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -9,6 +8,7 @@
 #include <thread>
 
 #include "fuse_daemons.hpp"
+#include "proc_dirs.hpp"
 #include "hangscope/capture_format.hpp"
 #include "hangscope/system_info.hpp"
 
@@ -19,22 +19,6 @@ namespace {
 // A connection that had waiters this long ago still has its daemon recorded.
 constexpr int64_t kKeepNs = 2'000'000'000;
 constexpr int64_t kLookupEveryNs = 1'000'000'000;
-
-bool is_number(const char* s) {
-  if (!*s) return false;
-  for (; *s; ++s)
-    if (*s < '0' || *s > '9') return false;
-  return true;
-}
-
-template <typename F>
-void for_each_number(const std::string& dir, F&& f) {
-  DIR* d = opendir(dir.c_str());
-  if (!d) return;
-  while (dirent* e = readdir(d))
-    if (is_number(e->d_name)) f(e->d_name);
-  closedir(d);
-}
 
 // The connection served by /dev/fuse descriptors of the mounts in this namespace.
 std::map<uint64_t, std::string> fuse_mount_points(const std::string& proc_root) {

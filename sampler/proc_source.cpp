@@ -36,6 +36,8 @@ void ProcSource::prepare(CaptureHeader& header) {
   table_ = std::make_unique<TaskTable>(opt_.proc_root, opt_.pids);
   scanner_ = std::make_unique<ScanThread>(opt_.max_stuck_readers);
   mounts_ = std::make_shared<MountTable>(opt_.proc_root);
+  causes_ = std::make_shared<CauseReaders>(
+      opt_.proc_root, std::chrono::nanoseconds(opt_.interval).count() / 2);
 }
 
 void ProcSource::start(int64_t start_ns) { last_rescan_ = start_ns; }
@@ -236,6 +238,7 @@ void ProcSource::read_details(RoundTable& round, RoundTask& task, ThreadEntry& t
       t.cgroup_read_ns == 0 || round.begin_ns() - t.cgroup_read_ns > timings_.rescan_ns,
       opt_.max_stack,
       mounts_};
+  rq.causes = causes_;
   auto details = std::make_shared<TaskDetails>();
   round.read(task, details, [rq = std::move(rq), details] { read_task_details(rq, *details); });
 }

@@ -58,6 +58,7 @@ class ProcSource final : public TaskSource {
   std::unique_ptr<TaskTable> table_;
   std::unique_ptr<ScanThread> scanner_;
   std::shared_ptr<MountTable> mounts_;  // shared with the detail jobs
+  std::shared_ptr<CauseReaders> causes_;  // likewise
   int64_t last_rescan_ = 0, last_s_scan_ = 0;
   bool first_s_scan_ = true;
   std::string stat_buf_;

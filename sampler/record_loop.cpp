@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "block_devices.hpp"
 #include "cgroups.hpp"
 #include "hangscope/round_schedule.hpp"
 #include "hangscope/system_info.hpp"
@@ -76,6 +77,7 @@ void RecordLoop::begin() {
         opt_.proc_root, *readers_, opt_.stop_for_user_stacks, opt_.stacks, timings_.user_budget_ns);
   pressure_ = std::make_unique<PressureReader>(opt_.proc_root);
   fuse_ = std::make_unique<FuseWatch>(opt_.proc_root);
+  devices_ = std::make_unique<BlockDevices>(opt_.proc_root);
   table_.emplace(*readers_, users_.get());
   table_->set_fuse_daemons(&fuse_->recorded());
   CaptureHeader h = header();
@@ -144,6 +146,8 @@ void RecordLoop::record(RoundTask& task, RoundStats& stats) {
     return;
   TaskDetails* d = task.details.get();
   if (d) fuse_->waiter(d->location, d->wchan);
+  if (d) devices_->note(d->location.device);
+  devices_->note(loop_device_of_worker(task.comm));
   const bool kernel_stack = d && d->stack_error == 0 && !d->stack.empty();
   // User frames follow a kernel stack that was read (--user-stacks).
   if (users_ && opt_.stacks && kernel_stack) users_->add_frames(task, *d);
@@ -176,6 +180,10 @@ SamplerResult RecordLoop::end() {
   if (fuse_) {
     fuse_->finish(monotonic_ns(), kFuseAnswerWaitNs);
     fields = fuse_->end_fields();
+  }
+  if (devices_) {
+    const TextFields more = devices_->end_fields();
+    fields.insert(fields.end(), more.begin(), more.end());
   }
   sink_.finish(r.rounds, r.duration_ns, footer, fields);
   return result_;

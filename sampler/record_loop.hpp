@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "block_devices.hpp"
 #include "fuse_watch.hpp"
 #include "oncpu/oncpu_sampler.hpp"
 #include "hangscope/round_sink.hpp"
@@ -56,6 +57,7 @@ class RecordLoop {
   std::unique_ptr<UserStackCoordinator> users_;  // --user-stacks only
   std::unique_ptr<PressureReader> pressure_;
   std::unique_ptr<FuseWatch> fuse_;  // the FUSE daemons behind the recorded tasks
+  std::unique_ptr<BlockDevices> devices_;  // what the devices of the recorded tasks stand on
   std::unique_ptr<OnCpuSampler> oncpu_;
   std::optional<RoundTable> table_;
   int64_t start_ = 0;

@@ -34,6 +34,10 @@ std::vector<std::string> default_s_waits() {
       "nfs_page_group_lock",
       "wait_for_response",     // SMB/CIFS: the server's reply
       "ceph_mdsc_do_request",  // CephFS: the metadata server's reply
+      // A cgroup v2 freezer (kernel/signal.c, do_freezer_trap: inlined into get_signal on
+      // 6.x): frozen until thawed.
+      "do_freezer_trap",
+      "get_signal",
   };
 }
 

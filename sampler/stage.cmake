@@ -15,7 +15,10 @@ hangscope_add_stage(hangscope_sampler INTERNALS INTERNAL_DIRS ${CMAKE_CURRENT_LI
   mount_table.cpp
   fuse_daemons.cpp
   fuse_watch.cpp
+  block_devices.cpp
   cgroups.cpp
+  cgroup_states.cpp
+  task_parties.cpp
   pressure.cpp
   reader_pool.cpp
   scan_thread.cpp

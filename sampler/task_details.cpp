@@ -51,6 +51,13 @@ void read_fuse_detail(TaskDetails& out) {
                          std::to_string(fuse_connection(out.location.major, out.location.minor)));
 }
 
+void read_cause_details(const DetailRequest& rq, TaskDetails& out) {
+  if (!rq.causes) return;
+  const CgroupPaths paths = rq.causes->cgroups.paths(rq.pid, rq.tid, rq.read_cgroup);
+  rq.causes->cgroups.facts(paths, out.location, out.facts);
+  if (!rq.kernel_thread) rq.causes->parties.party(rq.pid, rq.tid, out.stack, out.facts);
+}
+
 bool parse_switches(std::string_view status, uint64_t& voluntary, uint64_t& involuntary) {
   bool a = false, b = false;
   voluntary = field_after(status, "voluntary_ctxt_switches:", a);
@@ -152,6 +159,7 @@ void read_task_details(const DetailRequest& rq, TaskDetails& out) {
       out.cgroup = cgroup_path(text);
     }
   }
+  read_cause_details(rq, out);
   read_fuse_detail(out);
 }
 

@@ -8,11 +8,23 @@
 #include <memory>
 #include <string>
 
+#include "cgroup_states.hpp"
 #include "hangscope/round_sink.hpp"
 #include "mount_table.hpp"
 #include "syscalls.hpp"
+#include "task_parties.hpp"
 
 namespace hangscope::sampler {
+
+// What reads the causes of a wait that are not on its stack (read_cause_details), shared
+// by the detail jobs of every source as the mount table is.
+struct CauseReaders {
+  // `ttl_ns`: how long a cgroup file read stands for its cgroup (about a round).
+  CauseReaders(const std::string& proc_root, int64_t ttl_ns)
+      : cgroups(proc_root, CgroupStates::own_mounts(proc_root), ttl_ns), parties(proc_root) {}
+  CgroupStates cgroups;
+  TaskParties parties;
+};
 
 struct DetailRequest {
   std::string proc_root;
@@ -27,6 +39,7 @@ struct DetailRequest {
   // is not read, and read_ns (when they were taken) is left as the source set it.
   bool stack_given = false;
   bool read_comm = false;  // the comm file too, into `name` (a workqueue worker's full name)
+  std::shared_ptr<CauseReaders> causes{};  // null: the causes off the stack are not read
 };
 
 // A new kind of detail (the FUSE daemon a task waits on, say) is read by a function of
@@ -55,6 +68,9 @@ struct TaskDetails {
   // reused with the rest while the task does not run.
   std::string user_frames;
   ContextFields extra;  // further context fields, written after the known ones
+  // Fields of the context table (task_context_fields.hpp) by key, the causes of its wait
+  // read by read_cause_details: its cgroups' states, the party it waits for.
+  ContextFields facts;
   // Set by the job once the fields above are complete (a job given up later, in the user
   // stack that follows them, read them all the same).
   std::atomic<bool> complete{false};
@@ -69,6 +85,9 @@ void read_task_details(const DetailRequest& rq, TaskDetails& out);
 // (its waiting requests, and `abort` to end them). The record loop finds the daemon of
 // that connection (fuse_watch.hpp).
 void read_fuse_detail(TaskDetails& out);
+// The step before it: the causes of a task's wait that are not on its stack
+// (cgroup_states.hpp, task_parties.hpp), into `facts`.
+void read_cause_details(const DetailRequest& rq, TaskDetails& out);
 // Only the status file (state, name, parent, context switches): it does not take the
 // exec_update_lock that stat, wchan, stack and syscall take.
 void read_task_status(const DetailRequest& rq, TaskDetails& out);

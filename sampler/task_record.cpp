@@ -43,6 +43,14 @@ void build_task_record(const RoundTask& t, int64_t start_ns, bool stacks, TaskRe
     ctx.device = d->location.device;
     ctx.unreadable = d->problem;
     if (!d->extra.empty()) ctx.extra = &d->extra;
+    // The causes read with the details, by their keys in the context table.
+    for (const auto& [key, value] : d->facts)
+      for_each_context_field(
+          [&](std::string_view k, auto& field) {
+            if constexpr (!kContextNumber<decltype(field)>)
+              if (k == key) field = value;
+          },
+          ctx);
   } else {
     rec.no_stack = true;
     rec.switches_known = t.switches_known;

@@ -10,6 +10,8 @@ WaitGraph build_graph(const Capture& capture, const Classification& cls, const R
   graph_impl::resolve_devices(c);
   graph_impl::resolve_processes(c);
   graph_impl::resolve_fuse_daemons(c);
+  graph_impl::resolve_causes(c);
+  graph_impl::resolve_backing(c);
   graph_impl::place_samples(c);
   graph_impl::add_edges(c);
   graph_impl::find_chains(c);

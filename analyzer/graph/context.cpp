@@ -76,8 +76,9 @@ uint32_t Context::add_node(GraphNode n) {
   return static_cast<uint32_t>(graph.nodes.size() - 1);
 }
 
-uint32_t Context::group_node(uint32_t group, uint32_t dev, bool serving, int32_t daemon) {
-  auto [it, inserted] = group_nodes_.try_emplace({group, dev, serving, daemon}, 0);
+uint32_t Context::group_node(uint32_t group, uint32_t dev, bool serving, int32_t daemon,
+                             uint32_t held) {
+  auto [it, inserted] = group_nodes_.try_emplace({group, dev, serving, daemon, held}, 0);
   if (inserted) {
     GraphNode n;
     n.kind = NodeKind::group;
@@ -87,9 +88,29 @@ uint32_t Context::group_node(uint32_t group, uint32_t dev, bool serving, int32_t
     n.per_device = dev != 0;
     n.serving = serving;
     if (const Daemon* d = daemon ? this->daemon(daemon) : nullptr) n.mount_point = d->mount_point;
+    n.cause = held;
     it->second = add_node(std::move(n));
   }
   return it->second;
+}
+
+uint32_t Context::cause_node(const Cause& cause) {
+  auto [it, inserted] = cause_nodes_.try_emplace({cause.row, cause.place}, 0);
+  if (inserted) {
+    GraphNode n;
+    n.kind = NodeKind::cause;
+    n.cause = cause.row;
+    n.place = cause.place;
+    n.detail = cause.detail;
+    it->second = add_node(std::move(n));
+  }
+  return it->second;
+}
+
+bool Context::held(uint32_t unit) const {
+  const Cause* cause = cause_of(unit);
+  // A task frozen by cgroup v2 sleeps in S (do_freezer_trap), by v1 in D.
+  return cause && !cause_table()[cause->row].phrase.empty() && !running(sample_of(unit));
 }
 
 uint32_t Context::device_node(uint32_t dev) {
@@ -129,7 +150,8 @@ uint32_t Context::task_node(const TaskKey& key, const TaskExample& task) {
 
 bool Context::idle_node(uint32_t n) const {
   const GraphNode& node = graph.nodes[n];
-  return node.kind == NodeKind::group &&
+  // A task held by its cause (frozen) waits for it, however idle its stack looks.
+  return node.kind == NodeKind::group && node.cause == kNoCause &&
          (node.serving || (node.rule != kNoRule && rules.groups[node.rule].idle));
 }
 

@@ -10,6 +10,13 @@
 
 namespace hangscope::graph_impl {
 
+std::string_view loop_worker_device(std::string_view comm) {
+  const size_t plus = comm.rfind('+');
+  if (!comm.starts_with("kworker/") || plus == std::string_view::npos) return {};
+  const std::string_view name = comm.substr(plus + 1);
+  return name.starts_with("loop") && name.size() > 4 ? name : std::string_view();
+}
+
 std::string_view device_from_comm(std::string_view comm) {
   if (comm.starts_with("xfsaild/")) return comm.substr(8);
   if (!comm.starts_with("jbd2/")) return {};

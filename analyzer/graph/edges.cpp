@@ -320,7 +320,9 @@ void add_edges(Context& c) {
   EdgeSet edges;
   TaskSet explained;
   add_fact_edges(c, edges, explained);
+  add_cause_edges(c, edges, explained);
   add_holder_edges(c, edges, explained);
+  add_backing_edges(c, edges);  // from the device nodes the holder rules made
   c.graph.edges = edges.finish();
 }
 

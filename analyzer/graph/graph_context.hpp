@@ -10,6 +10,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "hangscope/graph.hpp"
@@ -70,6 +71,8 @@ class TaskTally {
 // The block device of a kernel thread that names one: "jbd2/loop0-8" -> "loop0",
 // "xfsaild/sda1" -> "sda1"; "" for any other name.
 std::string_view device_from_comm(std::string_view comm);
+// "kworker/u8:0+loop1" -> "loop1": the loop device a busy loop worker serves.
+std::string_view loop_worker_device(std::string_view comm);
 
 struct Context {
   Context(const Capture& c, const Classification& k, const RuleSet& r, WaitGraph& g);
@@ -108,6 +111,28 @@ struct Context {
   std::vector<int32_t> fuse_daemon;
   std::vector<uint32_t> node;
 
+  // The cause off its stack of each unit that explains its wait (causes.cpp): an index
+  // into `causes`, kNoCause for none.
+  struct Cause {
+    uint32_t row = kNoCause;  // into cause_table()
+    std::string place, detail;  // a cgroup: its path, what was read ("freezer.state=FROZEN")
+    int32_t pid = 0;            // a party: its process, state and name
+    char state = '?';
+    StrId comm = 0;
+  };
+  std::vector<Cause> causes;
+  std::vector<uint32_t> cause;  // per unit
+  const Cause* cause_of(uint32_t unit) const {
+    return cause.empty() || cause[unit] == kNoCause ? nullptr : &causes[cause[unit]];
+  }
+  // Whether the unit's task is held by its cause whatever its stack (frozen).
+  bool held(uint32_t unit) const;
+  // The device a loop worker serves, where it waits on the file system of that device's
+  // backing file (its own device is then that file system's): 0 for other units.
+  std::vector<uint32_t> serves;
+  // The parties the sampler named, by pid: their state and name (as a daemon's).
+  std::unordered_map<int32_t, std::pair<char, StrId>> parties;
+
   // The FUSE daemons the sampler found (end.fuse.<connection>), by source and pid.
   struct Daemon {
     std::string mount_point;
@@ -132,7 +157,10 @@ struct Context {
 
   // The node of a group on a device; `serving`: of a FUSE daemon's threads that hold for
   // others; `daemon`: of the waiters on that FUSE daemon's mount (0: any).
-  uint32_t group_node(uint32_t group, uint32_t device, bool serving = false, int32_t daemon = 0);
+  // `held`: of tasks held by their cause whatever their stack (cause row; kNoCause: none).
+  uint32_t group_node(uint32_t group, uint32_t device, bool serving = false, int32_t daemon = 0,
+                      uint32_t held = kNoCause);
+  uint32_t cause_node(const Cause& cause);
   uint32_t device_node(uint32_t device);
   uint32_t unseen_node(uint32_t rule, uint32_t device);
   uint32_t task_node(const TaskKey& key, const TaskExample& task);
@@ -149,7 +177,8 @@ struct Context {
 
  private:
   uint32_t add_node(GraphNode n);
-  std::map<std::tuple<uint32_t, uint32_t, bool, int32_t>, uint32_t> group_nodes_;
+  std::map<std::tuple<uint32_t, uint32_t, bool, int32_t, uint32_t>, uint32_t> group_nodes_;
+  std::map<std::pair<uint32_t, std::string>, uint32_t> cause_nodes_;
   std::unordered_map<uint64_t, uint32_t> device_nodes_, unseen_nodes_;
   std::unordered_map<TaskKey, uint32_t, TaskKeyHash> task_nodes_;
   mutable std::unordered_map<StrId, uint32_t> server_rules_;
@@ -164,6 +193,7 @@ class EdgeSet {
            const std::vector<WeightedTask>* holders = nullptr, double holder_scale = 0,
            uint16_t source = 0);
   void add_holder(uint32_t from, uint32_t to, const WeightedTask& t, uint16_t source);
+  void set_cause(uint32_t from, uint32_t to, uint32_t cause) { at(from, to).edge.cause = cause; }
   std::vector<GraphEdge> finish() const;
 
  private:
@@ -219,8 +249,16 @@ void group_samples(Context& c);         // units.cpp
 void resolve_devices(Context& c);       // devices.cpp
 void resolve_processes(Context& c);     // processes.cpp
 void resolve_fuse_daemons(Context& c);  // fuse_daemons.cpp
+void resolve_causes(Context& c);        // causes.cpp: after the devices
+void resolve_backing(Context& c);       // backing.cpp
 void place_samples(Context& c);         // nodes.cpp
 void add_edges(Context& c);             // edges.cpp: kernel facts, then holder rules
+// causes.cpp, called by add_edges: the causes read at sampling time; their tasks are
+// explained, as the kernel's facts' are.
+void add_cause_edges(Context& c, EdgeSet& edges,
+                     std::unordered_set<TaskKey, TaskKeyHash>& explained);
+// backing.cpp, called by add_edges: a device to what serves it from below.
+void add_backing_edges(Context& c, EdgeSet& edges);
 void find_chains(Context& c);           // chains.cpp
 void find_deadlocks(Context& c);        // deadlocks.cpp
 void write_verdict(Context& c);         // verdict.cpp

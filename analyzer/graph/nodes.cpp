@@ -40,15 +40,18 @@ void place_samples(Context& c) {
   c.node.resize(c.units.size());
   for (uint32_t i = 0; i < c.units.size(); ++i) {
     const TaskSample& s = c.sample_of(i);
-    const uint32_t g = c.cls.group(s.stack);
+    // A loop worker waiting on its backing file's file system is with what it waits for.
+    const uint32_t g = c.serves[i] ? c.cls.wait(s.stack) : c.cls.group(s.stack);
+    // A task held by its cause whatever its stack (frozen) has a node of its own.
+    const uint32_t held = c.held(i) ? c.cause_of(i)->row : kNoCause;
     const uint32_t dev = split[g] ? c.device[i] : 0;
     // A FUSE daemon's thread that is not itself blocked (D) was recorded as the holder.
     const bool serving = s.pid != 0 && c.fuse_daemon[i] == s.pid && s.state != 'D';
     // Waiters on a FUSE daemon the sampler found: a node per daemon (per mount).
     const int32_t daemon = by_daemon[g] && c.fuse_daemon[i] != s.pid ? c.fuse_daemon[i] : 0;
     uint32_t n;
-    if (serving || daemon) {
-      n = c.group_node(g, dev, serving, daemon);
+    if (serving || daemon || held != kNoCause) {
+      n = c.group_node(g, dev, serving, daemon, held);
     } else {
       if (last[g].first != dev) last[g] = {dev, c.group_node(g, dev)};
       n = last[g].second;

@@ -6,6 +6,9 @@ hangscope_add_stage(hangscope_graph SOURCES
   devices.cpp
   processes.cpp
   fuse_daemons.cpp
+  cause_table.cpp
+  causes.cpp
+  backing.cpp
   nodes.cpp
   edges.cpp
   chains.cpp

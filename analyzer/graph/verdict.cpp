@@ -53,7 +53,7 @@ class VerdictWriter {
       Finding& f = findings[it->second];
       f.assumed_one_fs = f.assumed_one_fs || p.assumed_one_fs;
       if (c_.role_node(v)) continue;  // the subject's own threads
-      const WaitPhrase phrase = phrase_of(g_.nodes[v].group);
+      const WaitPhrase phrase = phrase_of_node(v);
       if (subject_of(v).key() == subject.key())
         merge(f.waits, g_.nodes[v].weight, phrase, holder_of(v));
       else  // behind the subject: named where a task (itself blocked) holds it
@@ -84,6 +84,13 @@ class VerdictWriter {
   WaitPhrase phrase_of(uint32_t group) const {
     const GroupRule* rule = c_.rule_of_group(group);
     return {group, rule ? rule->phrase : std::string()};
+  }
+
+  // A node's wait: a cause's where it holds its tasks whatever their stacks ("frozen").
+  WaitPhrase phrase_of_node(uint32_t v) const {
+    const GraphNode& n = g_.nodes[v];
+    if (n.cause != kNoCause) return {n.group, std::string(cause_table()[n.cause].phrase)};
+    return phrase_of(n.group);
   }
 
   struct Path {
@@ -167,6 +174,7 @@ class VerdictWriter {
     h.stated = best->confidence == Confidence::stated;
     if (!best->holders.empty()) h.task = best->holders.front().task;
     const GraphNode& to = g_.nodes[best->to];
+    if (to.kind == NodeKind::cause) return {};  // the subject names it, with what was read
     if (!h.has_task() && to.kind == NodeKind::unseen)
       h.place = c_.rules.groups[to.rule].holder.unseen;  // its words, without the device
     else if (!h.has_task() && to.kind != NodeKind::group)
@@ -205,6 +213,9 @@ class VerdictWriter {
       h.place = d->mount_point;
       h.state = d->state;
       if (d->comm != 0) h.task.comm = d->comm;
+    } else if (auto p = c_.parties.find(h.task.pid); p != c_.parties.end()) {
+      h.state = p->second.first;  // as the sampler read it beside its waiter
+      if (p->second.second != 0) h.task.comm = p->second.second;
     }
     return h;
   }
@@ -218,6 +229,19 @@ class VerdictWriter {
     const GroupRule* rule = c_.rule_of_group(n.group);
     // (A role's edges come from what its tasks wait for, in other groups' rules: a role
     // keeps its own subject.)
+    // Waits whose cause was read from the kernel (a frozen cgroup, the vfork child) have
+    // its subject.
+    if (const GraphEdge* best = heaviest_edge(v); best && best->cause != kNoCause) {
+      Subject out{std::string(cause_table()[best->cause].subject), {}, {}};
+      // A cgroup with what was read of it: "the frozen cgroup /jobs (freezer.state=FROZEN)".
+      const GraphNode& to = g_.nodes[best->to];
+      if (const size_t at = out.text.find("{place}"); at != std::string::npos)
+        out.text.replace(at, 7,
+                         (to.place.empty() ? "(unknown)" : to.place) +
+                             (to.detail.empty() ? "" : " (" + to.detail + ")"));
+      if (out.text.find("{holder}") != std::string::npos) out.holder = subject_holder_of(v);
+      return out;
+    }
     if (const GraphEdge* best = heaviest_edge(v); best && !c_.role_node(v)) {
       if (!victim(best->to) && best->rule != kNoRule && best->rule != n.rule &&
           !c_.rules.groups[best->rule].subject.empty())

@@ -66,6 +66,9 @@ std::string DotRenderer::render(const Report& r, const RenderOptions&) const {
       case NodeKind::task:
         shape = "octagon";
         break;
+      case NodeKind::cause:
+        shape = "hexagon";
+        break;
     }
     fmt::format_to(out, "  n{} [shape={}, label=\"{}\"", v, shape, dot_escaped(label));
     if (!style.empty()) fmt::format_to(out, ", style={}", style);

@@ -47,6 +47,8 @@ std::string_view node_kind_name(NodeKind k) {
       return "device";
     case NodeKind::unseen:
       return "unseen";
+    case NodeKind::cause:
+      return "cause";
     case NodeKind::task:
       break;
   }
@@ -69,6 +71,8 @@ std::string node_words(const Report& r, uint32_t node) {
       return n.device.empty() ? "block device (unknown)" : "block device " + n.device;
     case NodeKind::unseen:
       return n.device.empty() ? n.unseen : n.unseen + " @" + n.device;
+    case NodeKind::cause:  // "frozen cgroup /jobs (freezer.state=FROZEN)"
+      return fmt::format("{} {} ({})", cause_table()[n.cause].label, n.place, n.detail);
     case NodeKind::task:
       break;
   }

@@ -137,6 +137,11 @@ Json graph(const Report& r) {
       j["group"] = wg.name;
       j["subsystem"] = wg.subsystem;
     }
+    if (n.cause != kNoCause) j["cause"] = std::string(cause_table()[n.cause].key);
+    if (n.kind == NodeKind::cause) {
+      j["place"] = n.place;
+      j["detail"] = n.detail;
+    }
     j["device"] = n.device;
     j["device_assumed"] = n.device_assumed;
     j["weight"] = n.weight;
@@ -144,7 +149,7 @@ Json graph(const Report& r) {
     j["tasks"] = weighted(r.capture, n.tasks);
     nodes.push_back(std::move(j));
   }
-  for (const GraphEdge& e : g.edges)
+  for (const GraphEdge& e : g.edges) {
     edges.push_back({{"from", e.from},
                      {"to", e.to},
                      {"weight", e.weight},
@@ -152,6 +157,8 @@ Json graph(const Report& r) {
                      {"assumed_one_fs", e.assumed_one_fs},
                      {"reason", reasons_words(e.reasons)},
                      {"holders", weighted(r.capture, e.holders)}});
+    if (e.cause != kNoCause) edges.back()["cause"] = std::string(cause_table()[e.cause].key);
+  }
   for (const Chain& c : g.chains) chains.push_back({{"behind", c.behind}, {"nodes", c.nodes}});
   for (const Deadlock& d : g.deadlocks) {
     Json tasks = Json::array();

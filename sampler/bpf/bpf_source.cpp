@@ -40,6 +40,8 @@ class BpfSource final : public TaskSource {
 
   void prepare(CaptureHeader& header) override {
     mounts_ = std::make_shared<MountTable>(opt_.proc_root);
+    causes_ = std::make_shared<CauseReaders>(
+        opt_.proc_root, std::chrono::nanoseconds(opt_.interval).count() / 2);
     header.extra.emplace_back("source", "bpf");
     header.extra.emplace_back("bpf_walk", program_->walk());
     if (!program_->why_no_blocked_set().empty())
@@ -84,6 +86,7 @@ class BpfSource final : public TaskSource {
   std::unordered_set<int> pids_;
   std::optional<std::regex> comm_re_;
   std::shared_ptr<MountTable> mounts_;
+  std::shared_ptr<CauseReaders> causes_;
   uint64_t pass_ = 0;
   int64_t last_census_ = 0;
   std::vector<uint32_t> followed_;  // watched S tasks of the last pass, by tid
@@ -213,6 +216,7 @@ void BpfSource::take(const hs_task_record& r, const uint64_t* ips, RoundTable& r
                      opt_.max_stack,
                      mounts_};
     rq.stack_given = true;
+    rq.causes = causes_;
     rq.read_comm = k.worker;
     round.read(task, details, [rq = std::move(rq), details] { read_task_details(rq, *details); });
   }

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "hangscope/capture_format.hpp"
 #include "hangscope/capture_writer.hpp"
 #include "support/capture_text.hpp"
 
@@ -22,7 +23,7 @@ const char* kFault = "[<0>] folio_wait_bit_common+0x13c/0x350 [xfs]\n";
 
 const char* kExpected =
     "# hangscope capture\n"
-    "version 3\n"
+    "version 4\n"
     "host host1\n"
     "kernel 6.18.44\n"
     "boot_id boot-1\n"
@@ -37,7 +38,10 @@ const char* kExpected =
     "K 1\t[<0>] jbd2_log_wait_commit+0x107/0x150\t[<0>] ext4_sync_file+0x278/0x310\n"
     "C 1\twchan=jbd2_log_wait_commit\tsc=74\tscname=fsync\targs=0x3 0x0 0x0 0x0 0x0 0x0"
     "\tfile=/mnt/a b\\tc\tfs=ext4\tdev=loop0\tcgroup=/system.slice/docker-ab.scope"
-    "\tctr=docker:ab\tppid=1\twhy=timed out\tfuse_daemon=1234 sshfs\n"
+    "\tctr=docker:ab\tppid=1\twhy=timed out\tcg_frozen=freezer.state=FROZEN /jobs"
+    "\tcg_io_limit=io.max=loop0:rbps=65536 /jobs\tcg_mem_limit=memory.max=33554432 /jobs"
+    "\tcg_oom=memory.oom_control=under_oom /jobs\tparty=vfork-child 4711 T"
+    "\tparty_comm=zoo vfork\tfuse_daemon=1234 sshfs\n"
     "T 5 100 101 D 1 w 1 12 3 python3\n"
     "C 2\twchan=kthreadd\n"
     "T 6 2 2 S 0 knf 2 - - kthread\\x01d\n"
@@ -50,7 +54,7 @@ const char* kExpected =
     "R 1 20000000 late\n"
     "T 20000005 100 101 D 1 w 1 12 3 python3\n"
     "E 1 500 1 0 1\n"
-    "end 2 40000000 samples=3 late=1 fuse.39=1234,/mnt/a\\x20b\n";
+    "end 2 40000000 samples=3 late=1 fuse.39=1234,/mnt/a\\x20b blockdev.loop1=loop0,ext4,,/a\\x20b\n";
 
 std::string written() {
   const int fd = memfd_create("bytes", MFD_CLOEXEC);
@@ -77,6 +81,12 @@ std::string written() {
     ctx.container = "docker:ab";
     ctx.unreadable = "timed out";
     ctx.ppid = 1;
+    ctx.cgroup_frozen = "freezer.state=FROZEN /jobs";
+    ctx.cgroup_io_limit = "io.max=loop0:rbps=65536 /jobs";
+    ctx.cgroup_memory_limit = "memory.max=33554432 /jobs";
+    ctx.cgroup_oom = "memory.oom_control=under_oom /jobs";
+    ctx.party = "vfork-child 4711 T";
+    ctx.party_comm = "zoo vfork";
     ctx.extra = &extra;
     TaskRecord a{5, 100, 101, 'D', false, "python3", kCommit};
     a.watched = true;
@@ -126,7 +136,9 @@ std::string written() {
     e1.recorded = 1;
     e1.uninterruptible = 1;
     w.end_round(1, e1);
-    w.finish(2, 40'000'000, {{"samples", 3}, {"late", 1}}, {{"fuse.39", "1234,/mnt/a\\x20b"}});
+    w.finish(2, 40'000'000, {{"samples", 3}, {"late", 1}},
+             {{"fuse.39", "1234,/mnt/a\\x20b"},
+              capture_format::block_device_field({"loop1", "loop0", "ext4", "/a b", {}})});
   }
   std::string bytes = fd_text(fd);
   close(fd);
@@ -205,6 +217,20 @@ TEST(CaptureBytes, EveryFieldReadsBackIntoTheModel) {
   EXPECT_EQ(str(ax.container), "docker:ab");
   EXPECT_EQ(str(ax.unreadable), "timed out");
   EXPECT_EQ(ax.ppid, 1);
+  EXPECT_EQ(str(ax.cgroup_frozen), "freezer.state=FROZEN /jobs");
+  EXPECT_EQ(str(ax.cgroup_io_limit), "io.max=loop0:rbps=65536 /jobs");
+  EXPECT_EQ(str(ax.cgroup_memory_limit), "memory.max=33554432 /jobs");
+  EXPECT_EQ(str(ax.cgroup_oom), "memory.oom_control=under_oom /jobs");
+  EXPECT_EQ(str(ax.party), "vfork-child 4711 T");
+  EXPECT_EQ(str(ax.party_comm), "zoo vfork");
+  capture_format::BlockDeviceField dev;
+  ASSERT_TRUE(capture_format::parse_block_device_field(
+      "end.blockdev.loop1", src.header.at("end.blockdev.loop1"), dev));
+  EXPECT_EQ(dev.device, "loop1");
+  EXPECT_EQ(dev.backing_device, "loop0");
+  EXPECT_EQ(dev.backing_fstype, "ext4");
+  EXPECT_EQ(dev.backing_file, "/a b");
+  EXPECT_TRUE(dev.slaves.empty());
   EXPECT_TRUE(ax.switches_known);
   EXPECT_EQ(ax.voluntary_switches, 12u);
   EXPECT_EQ(ax.involuntary_switches, 3u);

@@ -116,13 +116,13 @@ TEST(CaptureRoundtrip, CaptureWithoutEndIsTruncatedButComplete) {
 
 TEST(CaptureRoundtrip, NewerVersionIsAClearError) {
   std::string bytes = write_capture(true);
-  bytes.replace(bytes.find("version 3"), 9, "version 9");
+  bytes.replace(bytes.find("version 4"), 9, "version 9");
   try {
     read_bytes(bytes);
     FAIL() << "expected an error";
   } catch (const InputError& e) {
     EXPECT_STREQ(e.what(),
-                 "test.capture:2: capture format version 9 is newer than this hangscope reads (3)");
+                 "test.capture:2: capture format version 9 is newer than this hangscope reads (4)");
   }
 }
 

@@ -171,6 +171,9 @@ const std::vector<Known>& known_stacks() {
       {"mm:reclaim-throttle", {"reclaim_throttle", "shrink_node", "do_try_to_free_pages"}},
       {"mm:reclaim-throttle", {"congestion_wait", "shrink_inactive_list"}},  // <= 5.15
       {"mm:userfaultfd", {"__schedule", "schedule", "handle_userfault", "__handle_mm_fault"}},
+      // a v1 memory cgroup out of memory with its OOM killer off (6.18, a page fault)
+      {"mm:memcg-oom", {"mem_cgroup_oom_synchronize", "pagefault_out_of_memory",
+                        "exc_page_fault", "asm_exc_page_fault"}},
       {"mm:migration", {"migration_entry_wait_on_locked", "__handle_mm_fault", "handle_mm_fault"}},
       // block
       {"block:flush", {"submit_bio_wait", "blkdev_issue_flush", "ext4_sync_file"}},
@@ -232,8 +235,16 @@ const std::vector<Known>& known_stacks() {
       // process life, named locks
       {"coredump", {"coredump_task_exit", "do_exit", "do_group_exit", "get_signal"}},
       {"exec:de-thread", {"de_thread", "begin_new_exec", "load_elf_binary"}},
+      {"exec:de-thread", {"begin_new_exec", "load_elf_binary", "bprm_execve"}},  // 6.18
+      // sync behind umount's s_umount (6.18: super_lock, the rwsem hidden on /proc)
+      {"vfs:sb-lock", {"super_lock", "__iterate_supers", "ksys_sync", "__do_sys_sync"}},
+      // an open under a fanotify permission mark (6.18)
+      {"fsnotify:permission", {"fanotify_handle_event", "fsnotify", "__fsnotify_parent",
+                               "do_dentry_open", "vfs_open", "path_openat"}},
       {"exec:vfork", {"kernel_clone", "__do_sys_vfork", "do_syscall_64"}},
       {"freezer", {"__refrigerator", "get_signal", "arch_do_signal_or_restart"}},
+      // the cgroup v2 freezer's trap, inlined into get_signal (6.18)
+      {"freezer", {"get_signal", "arch_do_signal_or_restart", "irqentry_exit_to_user_mode"}},
       {"net:rtnl-lock", {"rtnl_lock", "devinet_ioctl", "inet_ioctl"}},
       {"net:rtnl-lock", under(kMutex, {"mutex_lock", "rtnl_lock", "devinet_ioctl"})},
       {"printk:console-lock", {"console_lock", "vt_ioctl", "tty_ioctl"}},
@@ -265,8 +276,10 @@ const std::vector<Known>& known_stacks() {
       {"mutex:ext4_mb_regular_allocator",
        {"__schedule", "schedule", "schedule_preempt_disabled", "__mutex_lock.constprop.0",
         "ext4_mb_regular_allocator"}},
-      {"rwsem:iterate_supers", under(kReadSem, {"iterate_supers", "ksys_sync"})},
-      {"rwsem:iterate_supers",
+      {"vfs:sb-lock", under(kReadSem, {"iterate_supers", "ksys_sync"})},
+      // ext4's xattr_sem (fs/ext4/xattr.c): a read side no rule names
+      {"rwsem:ext4_xattr_get", under(kReadSem, {"ext4_xattr_get", "__vfs_getxattr"})},
+      {"vfs:sb-lock",
        {"__schedule", "rwsem_down_read_failed", "call_rwsem_down_read_failed", "down_read",
         "iterate_supers"}},  // 4.x
       {"percpu-rwsem:cgroup_attach_lock",

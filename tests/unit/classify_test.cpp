@@ -71,8 +71,11 @@ TEST(Classify, GenericLocksAreNamedByCaller) {
                       "__mutex_lock", "mutex_lock", "rtnl_lock", "devinet_ioctl"}),
             "net:rtnl-lock");
   EXPECT_EQ(group_of({"rtnl_lock", "devinet_ioctl"}), "net:rtnl-lock");
+  EXPECT_EQ(group_of({"__schedule", "rwsem_down_read_slowpath", "down_read", "nfs4_do_open"}),
+            "rwsem:nfs4_do_open");
+  // The superblock's s_umount has a rule of its own (vfs:sb-lock), as the rtnl mutex does.
   EXPECT_EQ(group_of({"__schedule", "rwsem_down_read_slowpath", "down_read", "iterate_supers"}),
-            "rwsem:iterate_supers");
+            "vfs:sb-lock");
 }
 
 TEST(Classify, UnknownStacksAreOtherByFirstFramePastScheduler) {

@@ -82,7 +82,7 @@ std::string frames_of(const Capture& c, const TaskSample& s) {
 
 TEST(SamplerCaptureOnCpu, SamplesComeBackRunningInTheirRounds) {
   const std::string bytes = write_oncpu(true);
-  EXPECT_NE(bytes.find("\nversion 3\n"), std::string::npos);
+  EXPECT_NE(bytes.find("\nversion 4\n"), std::string::npos);
   EXPECT_NE(bytes.find("\nE 1 50 1 0 0 oncpu=4 oncpu_idle=4 oncpu_lost=5000000000\n"),
             std::string::npos)
       << bytes;
@@ -169,7 +169,7 @@ TEST(SamplerCaptureOnCpu, OlderVersionsReadWithoutOnCpuSamples) {
   for (const TaskSample& s : v1.samples) ASSERT_FALSE(running(s));
   // An O line in a v2 capture is no record of v2: skipped and counted.
   std::string bytes = write_oncpu(true);
-  bytes.replace(bytes.find("version 3"), 9, "version 2");
+  bytes.replace(bytes.find("version 4"), 9, "version 2");
   Capture v2 = read_bytes(bytes);
   EXPECT_EQ(v2.sources[0].skipped_lines, 6u);
   for (const TaskSample& s : v2.samples) EXPECT_FALSE(running(s));

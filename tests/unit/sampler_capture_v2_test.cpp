@@ -107,7 +107,7 @@ std::string write_v2(bool finish) {
 
 TEST(SamplerCaptureV2, ReadsContextsCountsAndRounds) {
   std::string bytes = write_v2(true);
-  EXPECT_NE(bytes.find("\nversion 3\n"), std::string::npos);  // written as the newest
+  EXPECT_NE(bytes.find("\nversion 4\n"), std::string::npos);  // written as the newest
   Capture c = read_bytes(bytes);
   ASSERT_EQ(c.sources[0].skipped_lines, 0u) << c.sources[0].first_skipped;
   EXPECT_FALSE(c.sources[0].truncated);

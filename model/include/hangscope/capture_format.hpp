@@ -6,13 +6,14 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "hangscope/model.hpp"
 
 namespace hangscope::capture_format {
 
 inline constexpr std::string_view kMagic = "# hangscope capture";
-inline constexpr int kVersion = 3;  // written; 1, 2 and 3 are read
+inline constexpr int kVersion = 4;  // written; 1 to 4 are read
 
 // Record tags at the start of a data line.
 inline constexpr char kRound = 'R';     // R <index> <time_ns> [late]
@@ -44,5 +45,19 @@ using FuseDaemonField = FuseDaemon;
 std::pair<std::string, std::string> fuse_daemon_field(const FuseDaemonField& d);
 // Parses a key and value as written ("fuse.39") or as kept by a reader ("end.fuse.39").
 bool parse_fuse_daemon_field(std::string_view key, std::string_view value, FuseDaemonField& out);
+
+// A block device that blocked tasks waited on and what it stands on (v4), in the end line:
+// blockdev.<name>=<backing device>,<backing fs type>,<slaves>,<backing file>. A loop
+// device's backing file (/sys/block/loopN/loop/backing_file) is on a file system of that
+// type and block device ("" when it has none: tmpfs, FUSE); a stacked device (md, dm) is
+// made of its slaves (/sys/block/<name>/slaves), joined with '+'. The file is escaped as
+// a FUSE daemon's mount point is. Readers keep it as "end.blockdev.<name>".
+struct BlockDeviceField {
+  std::string device;  // "loop1"
+  std::string backing_device, backing_fstype, backing_file;
+  std::vector<std::string> slaves;
+};
+std::pair<std::string, std::string> block_device_field(const BlockDeviceField& d);
+bool parse_block_device_field(std::string_view key, std::string_view value, BlockDeviceField& out);
 
 }  // namespace hangscope::capture_format

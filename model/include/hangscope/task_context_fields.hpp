@@ -55,6 +55,13 @@ constexpr void for_each_context_field(F&& f, Contexts&... c) {
   f(ContextField{"ctr", "containers", most_common}, c.container...);
   f(ContextField{"ppid", "parent processes"}, c.ppid...);
   f(ContextField{"why", "unreadable"}, c.unreadable...);  // the reports' own "unreadable"
+  // v4: causes read at sampling time that are not on the stack (docs/capture-format.md)
+  f(ContextField{"cg_frozen", "frozen cgroups", most_common}, c.cgroup_frozen...);
+  f(ContextField{"cg_io_limit", "cgroup I/O limits", most_common}, c.cgroup_io_limit...);
+  f(ContextField{"cg_mem_limit", "cgroup memory limits", most_common}, c.cgroup_memory_limit...);
+  f(ContextField{"cg_oom", "cgroups out of memory", most_common}, c.cgroup_oom...);
+  f(ContextField{"party", "parties of the wait", most_common}, c.party...);
+  f(ContextField{"party_comm", "parties' commands"}, c.party_comm...);
 }
 
 // `Text` is how a text field is held: std::string_view, or an interned StrId.
@@ -71,6 +78,20 @@ struct TaskContextFields {
   Text container{};         // "docker:<id>", "cri-o:<id>", ... when the cgroup names one
   int32_t ppid = 0;
   Text unreadable{};  // why part of the task could not be read ("timed out", ...)
+  // The states of its cgroups that hold it, each "<file>=<value> <cgroup path>" as read
+  // (cgroup_causes.hpp in the analyzer reads them): frozen ("freezer.state=FROZEN
+  // /jobs"), an I/O limit on the device it waits on ("io.max=loop0:rbps=1048576 /jobs"),
+  // memory at its limit ("memory.max=33554432 /jobs") and out of memory with the OOM
+  // killer off ("memory.oom_control=under_oom /jobs").
+  Text cgroup_frozen{};
+  Text cgroup_io_limit{};
+  Text cgroup_memory_limit{};
+  Text cgroup_oom{};
+  // The process its wait depends on that its stack does not show, read from the kernel:
+  // "<relation> <pid> <state>" ("vfork-child 4711 T"; "tracer", "uffd-server",
+  // "fanotify-listener"), and its command name.
+  Text party{};
+  Text party_comm{};
 
   bool operator==(const TaskContextFields&) const = default;
   template <typename H>

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hangscope/causes.hpp"
 #include "hangscope/classify.hpp"
 #include "hangscope/model.hpp"
 #include "hangscope/task_example.hpp"
@@ -29,6 +30,7 @@ enum class NodeKind : uint8_t {
   device,  // a block device: serves I/O, waits for nothing we can see
   unseen,  // a holder a rule names but nobody sampled ("the jbd2 commit thread")
   task,    // a task the kernel named as a lock owner but that was not sampled
+  cause,   // a state that holds tasks off their stacks: a cgroup (hangscope/causes.hpp)
 };
 
 inline constexpr uint32_t kNoNode = UINT32_MAX;
@@ -55,6 +57,11 @@ struct GraphNode {
   // The threads of a FUSE daemon recorded for the tasks waiting on it, asleep or stopped:
   // they hold for others, and wait for nothing themselves (nobody's victims).
   bool serving = false;
+  // Cause nodes: the row of cause_table(), the cgroup (`place`) and what was read of it
+  // ("freezer.state=FROZEN"). Group nodes: the cause that holds their tasks whatever their
+  // stacks say (a frozen cgroup): never idle.
+  uint32_t cause = kNoCause;
+  std::string place, detail;
 };
 
 struct GraphEdge {
@@ -69,6 +76,8 @@ struct GraphEdge {
   // The group (RuleSet::groups index) whose holder rule made it: the waiters' own, or
   // the one serving their file system; kNoRule for the kernel's explicit facts.
   uint32_t rule = kNoRule;
+  // A cause read at sampling time (cause_table()) that made it: a kernel fact.
+  uint32_t cause = kNoCause;
 };
 
 // A path from a large group to a root, with the blocked threads whose waits end there.
