@@ -68,8 +68,10 @@ void resolve_causes(Context& c) {
   for (uint32_t u = 0; u < c.units.size(); ++u) {
     const TaskSample& s = c.sample_of(u);
     if (s.context == 0 || running(s)) continue;
-    auto [it, inserted] = by_context.try_emplace(s.context);
-    if (inserted) {
+    // A plain iterator, not a structured binding: clang before 16 cannot capture one.
+    const auto emplaced = by_context.try_emplace(s.context);
+    const auto it = emplaced.first;
+    if (emplaced.second) {
       const TaskContext& ctx = cap.contexts[s.context];
       for_each_context_field(
           [&](std::string_view key, const auto& field) {
