@@ -44,11 +44,11 @@ void build_task_record(const RoundTask& t, int64_t start_ns, bool stacks, TaskRe
     ctx.unreadable = d->problem;
     if (!d->extra.empty()) ctx.extra = &d->extra;
     // The causes read with the details, by their keys in the context table.
-    for (const auto& [key, value] : d->facts)
+    for (const auto& fact : d->facts)  // not a structured binding: captured below
       for_each_context_field(
           [&](std::string_view k, auto& field) {
             if constexpr (!kContextNumber<decltype(field)>)
-              if (k == key) field = value;
+              if (k == fact.first) field = fact.second;
           },
           ctx);
   } else {

@@ -45,7 +45,8 @@ std::vector<std::vector<ContextCount>> field_values(
     const std::vector<ShownField>& fields, size_t n) {
   static const TaskContext kAbsent;
   std::vector<Counts> counts(fields.size());
-  for (const auto& [id, weight] : contexts) {
+  for (const auto& entry : contexts) {  // not a structured binding: captured below
+    const uint64_t weight = entry.second;
     size_t i = 0;
     for_each_context_field(
         [&](const ContextField& row, const auto& v, const auto& absent) {
@@ -53,7 +54,7 @@ std::vector<std::vector<ContextCount>> field_values(
           if (v != absent) counts[i][static_cast<int64_t>(v)] += weight;
           ++i;
         },
-        c.contexts[id], kAbsent);
+        c.contexts[entry.first], kAbsent);
   }
   std::vector<std::vector<ContextCount>> out;
   for (size_t i = 0; i < fields.size(); ++i)

@@ -141,7 +141,7 @@ TreeChanges tree_changes(const TreeChangesInput& in) {
     const auto& [before, newer] = places[name];
     if (newer.empty() && before.empty()) continue;
     auto renamed = std::find_if(aliases.begin(), aliases.end(),
-                                [&](const auto& a) { return a.second == name; });
+                                [&name = name](const auto& a) { return a.second == name; });
     ++out.examined;
     std::vector<std::string> a, b;
     for (const Location& l : before)
