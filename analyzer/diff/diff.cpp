@@ -158,6 +158,7 @@ class DiffBuilder {
     r_.decidable = r_.base.enough && r_.target.enough;
     dd::Resamples resamples = dd::bootstrap(sb, st, families_, keys_.size(), r_.basis, opt_);
     r_.resamples = resamples.count();
+    if (sb.runs.size() > 1 || st.runs.size() > 1) moderate_runs(sb, st, resamples);
 
     for (size_t k = 0; k < keys_.size(); ++k) {
       DiffRow row = make_row(k, resamples.base(k), resamples.target(k), resamples);
@@ -194,6 +195,20 @@ class DiffBuilder {
   }
 
  private:
+  // Several runs on a side: the run-to-run variance of each table's rows, moderated
+  // across the rows of the table.
+  void moderate_runs(const dd::SideData& sb, const dd::SideData& st, dd::Resamples& resamples) {
+    const dd::RunValues vb = dd::run_values(sb, families_, keys_.size()),
+                        vt = dd::run_values(st, families_, keys_.size());
+    for (Family f : {Family::group, Family::subsystem, Family::stack}) {
+      std::vector<size_t> keys;
+      for (size_t k = 0; k < keys_.size(); ++k)
+        if (info_[k].family == f) keys.push_back(k);
+      RunVariance rv = dd::moderate(keys, vb, vt, resamples);
+      if (f == Family::group) r_.run_variance = rv;
+    }
+  }
+
   // Average blocked threads need rounds that mean the same on both sides; otherwise the
   // sides are compared by share of samples, and the report says why.
   void choose_basis() {
@@ -274,6 +289,8 @@ class DiffBuilder {
     row.plain_low = plain.low;
     row.plain_high = plain.high;
     row.p = resamples.p_value(k, 0, true);
+    row.df = resamples.degrees_of_freedom(k);
+    row.run_factor = resamples.run_factor(k);
     switch (info.family) {
       case Family::group: {
         const WaitGroup& g = titles_.at(info.group);
@@ -449,6 +466,7 @@ DiffResult on_cpu_view(const DiffResult& d) {
   v.target = d.on_cpu.target;
   v.decidable = d.on_cpu.decidable;
   v.min_independent = d.min_independent;
+  v.run_variance = d.on_cpu.run_variance;
   v.groups = d.on_cpu.groups;
   v.subsystems = d.on_cpu.subsystems;
   v.regressions = d.on_cpu.regressions;
@@ -466,6 +484,7 @@ DiffResult diff(const DiffInput& base, const DiffInput& target, const DiffOption
   o.decidable = c.decidable;
   o.base = std::move(c.base);
   o.target = std::move(c.target);
+  o.run_variance = c.run_variance;
   o.groups = std::move(c.groups);
   o.subsystems = std::move(c.subsystems);
   o.regressions = std::move(c.regressions);

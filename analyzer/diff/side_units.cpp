@@ -156,7 +156,7 @@ SideData side_units(const Capture& c, DiffBasis basis, const std::vector<StackKe
     side.draws.push_back(draw);
   }
   side.enough = side.independent >= min_independent;
-  d.independent = runs >= 2 ? static_cast<double>(runs) : side.independent;
+  d.independent = side.independent;
   d.runs = std::move(run);
   return d;
 }

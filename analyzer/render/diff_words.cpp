@@ -37,8 +37,48 @@ std::string draws_words(const DiffSide& s) {
         fmt::format("{:.0f} lines one by one (their weights are not sample counts)", s.independent);
   }
   if (s.runs < 2) return inner;
-  return fmt::format("its {} runs drawn with replacement, then within each drawn run {}", s.runs,
-                     inner);
+  return fmt::format("within each of its {} runs, {}", s.runs, inner);
+}
+
+std::string plural(double n, std::string_view one, std::string_view many) {
+  return fmt::format("{:.0f} {}", n, n == 1 ? one : many);
+}
+
+// Which estimate of the run-to-run variation a side's rows use.
+std::string own_spread_words(const RunSpread& s, std::string_view side) {
+  if (s.borrowed)
+    return fmt::format("the {}'s one run takes the other side's estimate, group by group", side);
+  return fmt::format("{} on the {}'s {} runs", plural(s.own_df, "degree of freedom",
+                                                       "degrees of freedom"),
+                     side, s.runs);
+}
+
+// The run-to-run variation as the rows' variances were moderated: the estimate, its
+// prior, the degrees of freedom of the t.
+std::string run_variance_words(const DiffResult& d) {
+  const RunVariance& v = d.run_variance;
+  double lo = INFINITY, hi = 0;
+  for (const DiffRow& r : d.groups) {
+    if (!(r.df > 0) || r.plain_low == r.plain_high) continue;  // no spread: no t
+    lo = std::min(lo, r.df);
+    hi = std::max(hi, r.df);
+  }
+  const std::string df = lo >= hi ? fmt::format("{:.0f}", hi) : fmt::format("{:.0f} to {:.0f}", lo, hi);
+  const std::string prior =
+      std::isinf(v.prior_df) ? "a prior the groups agree with closely"
+                             : fmt::format("a prior of {}",
+                                           plural(v.prior_df, "degree of freedom",
+                                                  "degrees of freedom"));
+  const size_t floor = v.base.at_floor + v.target.at_floor;
+  return fmt::format(
+      "run-to-run variation: each group's own spread of its runs ({}; {}), moderated across the "
+      "{} wait groups of both sides as limma moderates variances (Smyth 2004), with {}: the "
+      "variance of a group's runs is {:.2g} times their sampling noise plus the square of {:.0f}% "
+      "of the group's value; Student's t with {} degrees of freedom; never less than the "
+      "sampling noise within the runs ({} held there)",
+      own_spread_words(v.base, "base"), own_spread_words(v.target, "target"), d.groups.size(),
+      prior, v.prior_scale, 100 * std::sqrt(std::max(v.prior_slope, 0.0)), df,
+      plural(static_cast<double>(floor), "group's variance", "groups' variances"));
 }
 
 bool draws_samples(const DiffSide& s) {
@@ -135,10 +175,12 @@ std::vector<std::string> basis_lines(const DiffResult& d) {
   std::vector<std::string> lines = {basis_words(d)};
   lines.push_back(fmt::format(
       "{} intervals of the difference: Student's t with the standard error of a bootstrap ({} "
-      "resamples, each side redrawn on its own), widened for sides of few independent units",
-      percent(d.confidence), d.resamples));
+      "resamples, each side redrawn on its own), widened for sides of few independent units{}",
+      percent(d.confidence), d.resamples,
+      d.run_variance.estimated ? " and for the variation from run to run" : ""));
   lines.push_back("  base: " + draws_words(d.base));
   lines.push_back("  target: " + draws_words(d.target));
+  if (d.run_variance.estimated) lines.push_back(run_variance_words(d));
   const size_t spin = static_cast<size_t>(
       std::count_if(d.groups.begin(), d.groups.end(), [](const DiffRow& r) { return r.spinning; }));
   const size_t family = spin && spin < d.groups.size() ? d.groups.size() - spin : d.groups.size();
@@ -165,11 +207,11 @@ std::vector<std::string> basis_lines(const DiffResult& d) {
     lines.push_back(
         "samples close in time are not independent (a task blocked now is likely blocked a "
         "moment later): drawn one by one, their intervals are a lower bound on the uncertainty");
-  if (d.base.runs < 2 || d.target.runs < 2)
+  if (d.base.runs < 2 && d.target.runs < 2)
     lines.push_back(
         "one run per side: the intervals cover the sampling noise of these runs, not the "
         "variation from run to run; record several runs per side (--base a b c --target d e f) "
-        "and the bootstrap over runs covers both");
+        "and their spread is estimated too");
   if (!d.decidable) lines.push_back(undecidable_words(d));
   return lines;
 }

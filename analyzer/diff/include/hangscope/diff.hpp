@@ -52,6 +52,10 @@ struct DiffRow {
   double level = 0;
   // The plain interval at DiffResult::confidence, for every row.
   double plain_low = 0, plain_high = 0;
+  // Student's t behind the interval and p: its degrees of freedom, and the factor by
+  // which the run-to-run variation widens the sampling variance (1 with one run a side).
+  double df = 0;
+  double run_factor = 1;
   double p = 1;           // bootstrap p-value of no change (two-sided)
   double p_adjusted = 1;  // Holm's adjusted p-value within the row's table
   // grew / shrank / appeared / vanished only when the change is significant after the
@@ -103,6 +107,31 @@ struct DiffSide {
   bool enough = false;         // independent >= DiffOptions::min_independent
 };
 
+// How the run-to-run variance of a table's rows was estimated when a side has several
+// runs (docs/diff.md, "Few runs"): each row's own spread of its runs on each side, in
+// units of its sampling noise within them, moderated across the rows of the table on
+// both sides (empirical Bayes, as limma's moderated t), and at least that sampling noise.
+struct RunSpread {  // one side's
+  size_t runs = 0;
+  bool borrowed = false;  // one run: the other side's estimate, row by row
+  double own_df = 0;      // a row's own: runs - 1
+  double df = 0;          // of a row's variance: own + prior, at most all rows' own pooled
+  size_t at_floor = 0;    // rows whose variance is the sampling noise within the runs
+};
+
+struct RunVariance {
+  bool estimated = false;  // some side has several runs
+  // The prior's factor of a row, run-to-run over sampling variance: prior_scale +
+  // prior_slope * c for a row of c effective samples a run (its value^2 over its sampling
+  // variance in a run). Runs that differ by a fraction v of every row's value beyond the
+  // sampling noise make prior_scale 1 and prior_slope v^2.
+  double prior_scale = 1;
+  double prior_slope = 0;
+  double prior_df = 0;  // borrowed from the other rows (infinite: the rows all alike)
+  size_t rows = 0;      // the rows (of both sides) the prior was fitted on
+  RunSpread base, target;
+};
+
 // --fail-if-grows GROUP[=AMOUNT]: a glob on wait-group names, and the growth that
 // counts, in the unit of the comparison (threads, or share points; cores, or share
 // points of all CPU, for on-CPU groups).
@@ -148,6 +177,7 @@ struct OnCpuDiff {
   DiffBasis basis = DiffBasis::share;
   bool decidable = false;
   DiffSide base, target;  // how each side's on-CPU samples were redrawn
+  RunVariance run_variance;
   std::vector<DiffRow> groups;  // by delta, largest growth first
   std::vector<DiffRow> subsystems;
   std::vector<size_t> regressions;  // as DiffResult's, into groups
@@ -163,6 +193,7 @@ struct DiffResult {
   // Both sides have enough independent units for the intervals to hold their level.
   bool decidable = false;
   double min_independent = 0;
+  RunVariance run_variance;  // of the wait groups' table
   std::vector<DiffRow> groups;  // by delta, largest growth first
   std::vector<DiffRow> subsystems;
   std::vector<DiffRow> stacks;
