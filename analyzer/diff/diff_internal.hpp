@@ -57,6 +57,18 @@ SideData side_units(const Capture& capture, DiffBasis basis,
                     double min_independent, bool on_cpu,
                     const std::vector<double>& value_per_weight, DiffSide& side);
 
+// The tables of a diff a key belongs to.
+enum class Family { group, subsystem, stack };
+
+// What a key is, for its row.
+struct KeyInfo {
+  Family family = Family::group;
+  std::string group, subsystem;
+  std::vector<std::string> frames;  // stacks: root first
+  std::string label;                // for people
+  bool spinning = false;            // on-CPU groups spinning for a lock (DiffRow::spinning)
+};
+
 // The keys (groups, subsystems, stacks) both sides are compared on.
 class KeyTable {
  public:
@@ -188,6 +200,15 @@ struct HolmStep {
   bool rejected = false;
 };
 std::vector<HolmStep> holm(const std::vector<double>& p, double alpha);
+
+// The tables of a diff from both sides' units (tables.cpp): the bootstrap, the
+// run-to-run variance when a side has several runs, a row per key in its table, each
+// table corrected for its many rows, the regressions and improvements ranked, and the
+// growth checks of DiffOptions::fail_if_grows. Fills r's resamples, run_variance,
+// groups, subsystems, stacks, regressions, improvements and growth.
+void compare_tables(DiffResult& r, const KeyTable& keys, const std::vector<KeyInfo>& info,
+                    const SideData& base, const SideData& target,
+                    const std::vector<StackKeys>& families, const DiffOptions& options);
 
 // --fail-if-grows (growth_check.cpp): every group row matched by a limit, tested for
 // growth beyond its amount with Holm's correction over all (limit, group) pairs.

@@ -7,6 +7,7 @@ hangscope_add_stage(hangscope_diff INTERNALS SOURCES
   block_length.cpp
   resamples.cpp
   moderated_variance.cpp
+  tables.cpp
   side_units.cpp
   holm.cpp
   growth_check.cpp

@@ -237,3 +237,25 @@ TEST(DiffCli, NullPairsWrittenAsCapturesReadBackAsTheStorm) {
                 .status,
             1);
 }
+
+// A design of the calibration written as files, a file a run, and diffed as a user would:
+// the growth of the design "3v3 +1 5%" in its first pair, as the benchmark finds it.
+TEST(DiffCli, ADesignOfTheCalibrationWrittenAsRunsIsDiffedAsTheBenchmarkDiffsIt) {
+  TempDir tmp;
+  RunResult w = run({NULL_PAIRS_BIN, "--from", kFixtures + "/capture/storm-overlayfs-ext4.capture",
+                     "--design", "3v3 +1 5%", "--pairs", "1", "-o", tmp.file("d")});
+  ASSERT_EQ(w.status, 0) << w.err;
+  EXPECT_EQ(w.out, "1 pairs of 3 runs a side from 59 stacks in " + tmp.file("d") + "\n");
+  std::vector<std::string> args = {"--base"};
+  for (int r = 1; r <= 3; ++r) args.push_back(tmp.file("d/pair-000-base-" + std::to_string(r) + ".capture"));
+  args.push_back("--target");
+  for (int r = 1; r <= 3; ++r) args.push_back(tmp.file("d/pair-000-target-" + std::to_string(r) + ".capture"));
+  json d = diff_json(args);
+  EXPECT_EQ(d["base"]["runs"], 3);
+  EXPECT_EQ(d["run_variance"]["base"]["own_df"], 2);
+  EXPECT_EQ(d["regressions"], json({"jbd2:force-commit"}));
+  EXPECT_EQ(run({NULL_PAIRS_BIN, "--from", kFixtures + "/capture/storm-overlayfs-ext4.capture",
+                 "--design", "no such design", "-o", tmp.file("e")})
+                .status,
+            1);
+}

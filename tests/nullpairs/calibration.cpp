@@ -44,14 +44,21 @@ const Design& design(std::string_view name) {
   throw std::invalid_argument("no design named '" + std::string(name) + "'");
 }
 
+uint64_t run_seed(const Design& d, size_t pair, bool target, unsigned run) {
+  // Pair i's base runs, then its target runs.
+  return d.seed + 2 * d.runs * pair + (target ? d.runs : 0) + run;
+}
+
+NullModel side_model(const Design& d, const NullModel& model, bool target) {
+  return target && d.growth > 0 ? grown(model, std::string(kGrowthGroup), d.growth) : model;
+}
+
 std::pair<Capture, Capture> design_pair(const Design& d, const NullModel& model, size_t i) {
-  const NullModel target = d.growth > 0 ? grown(model, std::string(kGrowthGroup), d.growth) : model;
+  const NullModel target = side_model(d, model, true);
   std::pair<Capture, Capture> p;
-  // Every run of every pair its own seed: pair i's base runs, then its target runs.
-  const uint64_t first = d.seed + 2 * d.runs * i;
   for (unsigned r = 0; r < d.runs; ++r) {
-    add_null_run(p.first, model, d.rounds, first + r, d.spread);
-    add_null_run(p.second, target, d.rounds, first + d.runs + r, d.spread);
+    add_null_run(p.first, model, d.rounds, run_seed(d, i, false, r), d.spread);
+    add_null_run(p.second, target, d.rounds, run_seed(d, i, true, r), d.spread);
   }
   return p;
 }

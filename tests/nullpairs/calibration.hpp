@@ -33,6 +33,11 @@ struct Design {
 std::span<const Design> designs();
 const Design& design(std::string_view name);  // throws std::invalid_argument
 
+// The seed of run r of a side of pair i (every run of every pair its own), and the model
+// a side draws from (the target's grown).
+uint64_t run_seed(const Design& d, size_t pair, bool target, unsigned run);
+NullModel side_model(const Design& d, const NullModel& model, bool target);
+
 // Pair i of a design: its base and target, each of design.runs runs.
 std::pair<Capture, Capture> design_pair(const Design& d, const NullModel& model, size_t i);
 
