@@ -191,6 +191,11 @@ RunVariance moderate(const std::vector<size_t>& keys, const RunValues& base,
 // correction), at least 1 and at most min(3 sqrt(n), n / 3).
 size_t block_length(const std::vector<double>& series);
 
+// The block length of a run of `rounds` rounds: the longest any of its series needs, its
+// total's or a wait group's of at least a sample a round, and at least rounds^(1/3).
+// `groups` holds each group's series by round (shorter ones end in zeros).
+size_t run_block_length(const std::vector<const std::vector<double>*>& groups, size_t rounds);
+
 // Holm's step-down over p-values at family-wise level alpha: for each hypothesis, the
 // level it was tested at (alpha / (m - i + 1) at step i; those after the first
 // acceptance share its level) and whether it was rejected.

@@ -12,6 +12,7 @@ hangscope_add_stage(hangscope_diff INTERNALS SOURCES
   holm.cpp
   growth_check.cpp
   diff.cpp
+  fleet_diff.cpp
   flame_compare.cpp
 )
 target_link_libraries(hangscope_diff PUBLIC hangscope_analyses hangscope_classify hangscope_model

@@ -66,7 +66,7 @@ json side(const DiffSide& s) {
                      {"units", d.units},
                      {"block", d.block},
                      {"independent", d.independent}});
-  return {{"kernels", s.kernels},
+  json j = {{"kernels", s.kernels},
           {"inputs", s.paths},
           {"runs", s.runs},
           {"rounds", s.rounds},
@@ -76,6 +76,9 @@ json side(const DiffSide& s) {
           {"draws", draws},
           {"independent", s.independent},
           {"enough", s.enough}};
+  // A fleet's side: its inputs are hosts, its rounds the steps of their series.
+  if (s.fleet) j["fleet"] = {{"selector", s.selector}, {"step_s", s.step_s}};
+  return j;
 }
 
 // How the run-to-run variance was estimated; null with one run a side.

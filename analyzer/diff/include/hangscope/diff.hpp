@@ -10,6 +10,7 @@
 
 #include "hangscope/analysis.hpp"
 #include "hangscope/classify.hpp"
+#include "hangscope/host_series.hpp"
 #include "hangscope/model.hpp"
 
 namespace hangscope {
@@ -96,7 +97,7 @@ struct RunDraw {
 
 struct DiffSide {
   std::vector<std::string> kernels;  // distinct kernel releases of its inputs
-  std::vector<std::string> paths;
+  std::vector<std::string> paths;    // its inputs; a fleet's side: its hosts
   uint64_t runs = 0;
   uint64_t rounds = 0;
   uint64_t samples = 0;
@@ -105,6 +106,11 @@ struct DiffSide {
   std::vector<RunDraw> draws;  // one per run
   double independent = 0;      // summed over the runs
   bool enough = false;         // independent >= DiffOptions::min_independent
+  // A fleet's side (hangscope diff --prometheus): its runs are hosts, its rounds the
+  // steps of the series at which each was seen, step_s apart; chosen by `selector`.
+  bool fleet = false;
+  std::string selector;
+  double step_s = 0;
 };
 
 // How the run-to-run variance of a table's rows was estimated when a side has several
@@ -235,6 +241,12 @@ struct DiffOptions {
 };
 
 DiffResult diff(const DiffInput& base, const DiffInput& target, const DiffOptions& options = {});
+
+// Two sides of a fleet (fleet_diff.cpp): every wait group's and subsystem's average
+// blocked threads over the hosts of each side, the hosts being its runs and the steps of
+// their series its rounds: the same tables, intervals and growth checks as captures get
+// (no stacks: watch exports none).
+DiffResult diff(const FleetSide& base, const FleetSide& target, const DiffOptions& options = {});
 
 // The subsystem a kernel function belongs to, from its module or its name
 // ("jbd2_log_wait_commit" -> "jbd2", "ovl_copy_up_one" -> "overlayfs"); "" if unknown.
