@@ -35,10 +35,11 @@ struct Fixture {
 };
 
 // The fleet: 20 hosts over the seven hours before a minute ago, rack b with one blocked
-// thread more in mm:writeback in the last hour.
+// thread more in mm:writeback in the last hour. Destroyed at exit: Prometheus killed, its
+// directory removed.
 Fixture& fixture() {
-  static Fixture* f = [] {
-    auto* x = new Fixture;
+  static std::unique_ptr<Fixture> f = [] {
+    auto x = std::make_unique<Fixture>();
     if (x->why = prometheus_missing(); !x->why.empty()) return x;
     x->end = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
                  .count() -
