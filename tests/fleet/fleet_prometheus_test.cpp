@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <fmt/format.h>
 
@@ -121,7 +122,9 @@ class FleetPrometheus : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!prometheus_missing().empty()) return;
-    server_ = new FleetServer(now_s() - 60);
+    // The fleet's hours end on a whole minute, so that the queries' steps fall on its
+    // scrapes whatever the time: the same points, and the same answers, in every run.
+    server_ = new FleetServer(std::floor(now_s() / 60) * 60 - 60);
   }
   static void TearDownTestSuite() {
     delete server_;
@@ -288,4 +291,49 @@ TEST(FleetLive, AWatchScrapedDuringTheStormIsAHostOfTheFleet) {
   EXPECT_EQ(d.j["base"]["runs"], 10);
   EXPECT_TRUE(d.j["run_variance"]["target"]["borrowed"]);
   EXPECT_EQ(watch.stop(), 0);
+}
+
+// The example recording rules (packaging/hangscope-recording-rules.yml) are valid, and
+// promtool's unit test of them gives what docs/diff.md says: each host's groups with its
+// kernel on them, and per kernel the hosts' average, a host without the group as 0.
+TEST(FleetRecordingRules, PromtoolChecksAndTestsTheExampleRules) {
+  if (auto why = prometheus_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  const std::string rules = HANGSCOPE_SOURCE "/packaging/hangscope-recording-rules.yml";
+  RunResult check = run({"promtool", "check", "rules", rules});
+  EXPECT_EQ(check.status, 0) << check.out << check.err;
+  TempDir tmp;
+  std::ofstream(tmp.file("test.yml")) << fmt::format(R"(rule_files: [{}]
+evaluation_interval: 1m
+tests:
+  - interval: 1m
+    input_series:
+      - series: 'hangscope_info{{job="w",instance="a:9464",host="a",kernel="6.6.1",version="0.2.0"}}'
+        values: '1x10'
+      - series: 'hangscope_info{{job="w",instance="b:9464",host="b",kernel="6.6.1",version="0.2.0"}}'
+        values: '1x10'
+      - series: 'hangscope_info{{job="w",instance="c:9464",host="c",kernel="6.12.3",version="0.2.0"}}'
+        values: '1x10'
+      - series: 'hangscope_blocked_threads{{job="w",instance="a:9464",group="jbd2:force-commit",subsystem="jbd2"}}'
+        values: '3x10'
+      - series: 'hangscope_blocked_threads{{job="w",instance="c:9464",group="jbd2:force-commit",subsystem="jbd2"}}'
+        values: '5x10'
+    promql_expr_test:
+      - expr: hangscope:blocked_threads:host
+        eval_time: 5m
+        exp_samples:
+          - labels: 'hangscope:blocked_threads:host{{job="w",instance="a:9464",group="jbd2:force-commit",subsystem="jbd2",host="a",kernel="6.6.1",version="0.2.0"}}'
+            value: 3
+          - labels: 'hangscope:blocked_threads:host{{job="w",instance="c:9464",group="jbd2:force-commit",subsystem="jbd2",host="c",kernel="6.12.3",version="0.2.0"}}'
+            value: 5
+      - expr: kernel_group:hangscope_blocked_threads:avg
+        eval_time: 5m
+        exp_samples:
+          - labels: 'kernel_group:hangscope_blocked_threads:avg{{kernel="6.6.1",group="jbd2:force-commit"}}'
+            value: 1.5
+          - labels: 'kernel_group:hangscope_blocked_threads:avg{{kernel="6.12.3",group="jbd2:force-commit"}}'
+            value: 5
+)",
+                                                     rules);
+  RunResult test = run({"promtool", "test", "rules", tmp.file("test.yml")});
+  EXPECT_EQ(test.status, 0) << test.out << test.err;
 }
