@@ -104,6 +104,29 @@ TEST(DiffCli, FourRunsOfOneStormAgainstFourOthersShowNoChange) {
     EXPECT_EQ(line.get<std::string>().find("one run per side"), std::string::npos) << line;
 }
 
+// Few runs a side (fixtures/two-kernels/): Debian's 6.1 twice against 6.18 three times,
+// by share (the guest's rounds are stretched by emulation). With 1 and 2 degrees of
+// freedom of their own, the runs' spread is moderated across the groups: fsync's wait
+// for the commit and the wait for writeback both grew, their intervals above zero.
+TEST(DiffCli, TwoRunsAgainstThreeFindTheCommitAndWritebackGrown) {
+  const std::string two = kFixtures + "/two-kernels/";
+  json d = diff_json({"--by", "share", "--base", kGuest,
+                      two + "bpf-source/storm-6.1.0-57-cloud-amd64.capture.zst", "--target",
+                      two + "storm-6.18.44-fc-v1300-run-1.capture.zst",
+                      two + "storm-6.18.44-fc-v1300-run-2.capture.zst",
+                      two + "storm-6.18.44-fc-v1300-run-3.capture.zst"});
+  EXPECT_EQ(d["run_variance"]["base"]["own_df"], 1);
+  EXPECT_EQ(d["run_variance"]["target"]["own_df"], 2);
+  ASSERT_GE(d["regressions"].size(), 2u) << d["regressions"].dump();
+  EXPECT_EQ(d["regressions"][0], "jbd2:force-commit");
+  EXPECT_EQ(d["regressions"][1], "mm:writeback");
+  for (const json& g : d["groups"]) {
+    if (g["key"] == "mm:writeback" || g["key"] == "jbd2:force-commit") {
+      EXPECT_GT(g["interval"][0].get<double>(), 0) << g.dump();
+    }
+  }
+}
+
 // One run a side covers the sampling noise of those runs, not the run-to-run variation:
 // run 3 against run 7 of the same storm calls a change, and the words say why one run a
 // side cannot tell that from a kernel's.
