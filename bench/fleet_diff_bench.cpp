@@ -41,26 +41,15 @@ Fixture& fixture() {
   static std::unique_ptr<Fixture> f = [] {
     auto x = std::make_unique<Fixture>();
     if (x->why = prometheus_missing(); !x->why.empty()) return x;
-    x->end = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-                 .count() -
-             60;
-    std::vector<MadeHost> hosts;
-    for (int i = 1; i <= 20; ++i) {
-      MadeHost h;
-      h.host = fmt::format("h{:02}", i);
-      h.instance = fmt::format("10.0.0.{}:9464", i);
-      h.rack = i % 2 ? "a" : "b";
-      h.capture = fmt::format("{}/capture/storm-run-{}.capture.zst", HANGSCOPE_FIXTURES, i);
-      h.offset_s = 0.37 * i;
-      h.seed = static_cast<uint64_t>(i);
-      h.periods = {{x->end - 7 * kHour, x->end - kHour, 0},
-                   {x->end - kHour, x->end, h.rack == "b" ? 1.0 : 0.0}};
-      hosts.push_back(h);
-    }
+    x->end =
+        std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count() -
+        60;
+    const std::vector<MadeHost> hosts =
+        storm_racks(HANGSCOPE_FIXTURES, x->end - 7 * kHour, x->end - kHour, x->end);
     const std::string om = x->tmp.file("fleet.om");
     std::ofstream(om) << fleet_openmetrics(hosts, 1, "mm:writeback");
-    RunResult r = run({"promtool", "tsdb", "create-blocks-from", "openmetrics", om,
-                       x->tmp.file("data")});
+    RunResult r =
+        run({"promtool", "tsdb", "create-blocks-from", "openmetrics", om, x->tmp.file("data")});
     if (r.status != 0) {
       x->why = "promtool: " + r.err;
       return x;
@@ -119,13 +108,21 @@ void BM_FleetDiff(benchmark::State& state, double range_s, double step_s) {
   count(state, f);
 }
 
-BENCHMARK_CAPTURE(BM_FleetQueryAndDiff, 1h_step15s, kHour, 15)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK_CAPTURE(BM_FleetQuery, 1h_step15s, kHour, 15)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_FleetQueryAndDiff, 1h_step15s, kHour, 15)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_FleetQuery, 1h_step15s, kHour, 15)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_FleetDiff, 1h_step15s, kHour, 15)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_FleetQueryAndDiff, 1h_step1s, kHour, 1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_FleetQueryAndDiff, 1h_step1s, kHour, 1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_FleetQuery, 1h_step1s, kHour, 1)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_FleetDiff, 1h_step1s, kHour, 1)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_FleetQueryAndDiff, 6h_step90s, 6 * kHour, 90)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK_CAPTURE(BM_FleetQueryAndDiff, 6h_step90s, 6 * kHour, 90)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -7,8 +7,8 @@
 #include "commands.hpp"
 #include "hangscope/analysis.hpp"
 #include "hangscope/diff_render.hpp"
-#include "hangscope/fleet.hpp"
 #include "hangscope/flame_compare.hpp"
+#include "hangscope/fleet.hpp"
 #include "hangscope/ingest.hpp"
 #include "output.hpp"
 
@@ -19,10 +19,11 @@ namespace {
 // --prometheus and what goes with it: a fleet's hosts as the runs (docs/diff.md, "A fleet").
 void add_fleet_options(CLI::App& cmd, DiffArgs& opts) {
   CLI::Option* prom =
-      cmd.add_option("--prometheus", opts.prometheus,
-                     "Compare hosts of a fleet: read watch's metrics from Prometheus's HTTP API "
-                     "at URL (http://HOST:PORT[/PREFIX]); --base and --target are then each a "
-                     "selector of hosts, label matchers on hangscope_info ('kernel=~\"6\\\\.12.*\"')")
+      cmd.add_option(
+             "--prometheus", opts.prometheus,
+             "Compare hosts of a fleet: read watch's metrics from Prometheus's HTTP API "
+             "at URL (http://HOST:PORT[/PREFIX]); --base and --target are then each a "
+             "selector of hosts, label matchers on hangscope_info ('kernel=~\"6\\\\.12.*\"')")
           ->type_name("URL");
   auto duration = CLI::Validator(
       [](std::string& v) {

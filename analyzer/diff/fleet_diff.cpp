@@ -76,7 +76,8 @@ class FleetBuilder {
         const size_t k = keys_.find(g.name);
         for (size_t i = 0; i < g.blocked.size() && i < h.steps; ++i)
           if (g.blocked[i] != 0)
-            values[k].emplace_back(units + static_cast<uint32_t>(i), static_cast<float>(g.blocked[i]));
+            values[k].emplace_back(units + static_cast<uint32_t>(i),
+                                   static_cast<float>(g.blocked[i]));
       }
       ru.block = static_cast<uint32_t>(h.steps ? dd::run_block_length(series, h.steps) : 1);
       RunDraw draw;

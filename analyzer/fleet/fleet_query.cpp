@@ -63,7 +63,10 @@ struct HostSteps {
 class SideReader {
  public:
   SideReader(const fleet::HttpUrl& url, double start, double end, double step)
-      : url_(url), start_(start), end_(end), step_(step),
+      : url_(url),
+        start_(start),
+        end_(end),
+        step_(step),
         steps_(static_cast<size_t>(std::floor((end - start) / step + 1e-9)) + 1) {}
 
   FleetSide read(const std::string& selector, std::vector<std::string>& queries) {
@@ -151,16 +154,17 @@ std::string fleet_groups_query(std::string_view selector) {
 Fleet read_fleet(const FleetQuery& q) {
   const fleet::HttpUrl url = fleet::parse_http_url(q.url);
   Fleet f;
-  f.end_s = q.end_s > 0 ? q.end_s
-                        : std::chrono::duration<double>(
-                              std::chrono::system_clock::now().time_since_epoch())
-                              .count();
+  f.end_s = q.end_s > 0
+                ? q.end_s
+                : std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                      .count();
   const double step = q.step_s > 0 ? q.step_s : std::max(kMinStepS, q.range_s / kStepsInRange);
   f.start_s = f.end_s - q.range_s;
   SideReader reader(url, f.start_s, f.end_s, step);
   f.base = reader.read(q.base, f.queries);
   f.target = reader.read(q.target, f.queries);
-  for (const auto& [option, side] : {std::pair{"--base", &f.base}, std::pair{"--target", &f.target}}) {
+  for (const auto& [option, side] :
+       {std::pair{"--base", &f.base}, std::pair{"--target", &f.target}}) {
     size_t seen = 0;
     for (const HostSeries& h : side->hosts) seen += h.steps > 0;
     if (seen == 0)
@@ -171,9 +175,10 @@ Fleet read_fleet(const FleetQuery& q) {
   for (const HostSeries& h : f.base.hosts) base_hosts.insert(h.host);
   for (const HostSeries& h : f.target.hosts)
     if (base_hosts.count(h.host))
-      throw FleetError(fmt::format("host {} is chosen by both --base '{}' and --target '{}': "
-                                   "hosts are the units compared, each on one side",
-                                   h.host, f.base.selector, f.target.selector));
+      throw FleetError(
+          fmt::format("host {} is chosen by both --base '{}' and --target '{}': "
+                      "hosts are the units compared, each on one side",
+                      h.host, f.base.selector, f.target.selector));
   return f;
 }
 

@@ -1,11 +1,11 @@
 #include "http_get.hpp"
 
+#include <fmt/format.h>
+
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <fmt/format.h>
-
 #include <chrono>
 
 #include "hangscope/fleet.hpp"
@@ -40,9 +40,10 @@ std::string base64(std::string_view s) {
 HttpUrl parse_http_url(std::string_view url) {
   constexpr std::string_view kScheme = "http://";
   if (url.starts_with("https://"))
-    throw FleetError(fmt::format("{}: https is not spoken by this build; give the API's plain "
-                                 "http address (a port-forward or a proxy on this machine)",
-                                 url));
+    throw FleetError(
+        fmt::format("{}: https is not spoken by this build; give the API's plain "
+                    "http address (a port-forward or a proxy on this machine)",
+                    url));
   if (!url.starts_with(kScheme))
     throw FleetError(fmt::format("{}: not an http:// URL of Prometheus's API", url));
   HttpUrl u;
@@ -96,24 +97,26 @@ HttpAnswer http_get(const HttpUrl& url, const std::string& target, double timeou
   const char* step = "resolving";
   // Asynchronous, so that the stream's deadline bounds every step of the exchange.
   stream.expires_after(std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000)));
-  resolver.async_resolve(url.host, url.port, [&](beast::error_code ec, tcp::resolver::results_type r) {
-    if (ec) return void(failed = ec);
-    step = "connecting to";
-    stream.async_connect(r, [&](beast::error_code ec2, const tcp::endpoint&) {
-      if (ec2) return void(failed = ec2);
-      step = "asking";
-      http::async_write(stream, req, [&](beast::error_code ec3, size_t) {
-        if (ec3) return void(failed = ec3);
-        step = "reading the answer of";
-        http::async_read(stream, buffer, parser,
-                         [&](beast::error_code ec4, size_t) { failed = ec4; });
+  resolver.async_resolve(
+      url.host, url.port, [&](beast::error_code ec, tcp::resolver::results_type r) {
+        if (ec) return void(failed = ec);
+        step = "connecting to";
+        stream.async_connect(r, [&](beast::error_code ec2, const tcp::endpoint&) {
+          if (ec2) return void(failed = ec2);
+          step = "asking";
+          http::async_write(stream, req, [&](beast::error_code ec3, size_t) {
+            if (ec3) return void(failed = ec3);
+            step = "reading the answer of";
+            http::async_read(stream, buffer, parser,
+                             [&](beast::error_code ec4, size_t) { failed = ec4; });
+          });
+        });
       });
-    });
-  });
   io.run();
   if (failed) {
-    const std::string why =
-        failed == beast::error::timeout ? fmt::format("no answer in {:g} s", timeout_s) : failed.message();
+    const std::string why = failed == beast::error::timeout
+                                ? fmt::format("no answer in {:g} s", timeout_s)
+                                : failed.message();
     throw FleetError(fmt::format("{} {}:{}: {}", step, url.host, url.port, why));
   }
   beast::error_code ignored;

@@ -56,8 +56,8 @@ std::vector<RangeSeries> query_range(const HttpUrl& url, std::string_view promql
   try {
     return parse_matrix(a.body, promql);
   } catch (const nlohmann::json::exception& e) {
-    throw FleetError(fmt::format("the answer to {} is not what the API answers: {}", promql,
-                                 e.what()));
+    throw FleetError(
+        fmt::format("the answer to {} is not what the API answers: {}", promql, e.what()));
   }
 }
 

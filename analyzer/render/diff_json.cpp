@@ -67,15 +67,15 @@ json side(const DiffSide& s) {
                      {"block", d.block},
                      {"independent", d.independent}});
   json j = {{"kernels", s.kernels},
-          {"inputs", s.paths},
-          {"runs", s.runs},
-          {"rounds", s.rounds},
-          {"late_rounds", s.late_rounds},
-          {"samples", s.samples},
-          {"timed", s.timed},
-          {"draws", draws},
-          {"independent", s.independent},
-          {"enough", s.enough}};
+            {"inputs", s.paths},
+            {"runs", s.runs},
+            {"rounds", s.rounds},
+            {"late_rounds", s.late_rounds},
+            {"samples", s.samples},
+            {"timed", s.timed},
+            {"draws", draws},
+            {"independent", s.independent},
+            {"enough", s.enough}};
   // A fleet's side: its inputs are hosts, its rounds the steps of their series.
   if (s.fleet) j["fleet"] = {{"selector", s.selector}, {"step_s", s.step_s}};
   return j;
@@ -83,15 +83,18 @@ json side(const DiffSide& s) {
 
 // How the run-to-run variance was estimated; null with one run a side.
 json run_spread(const RunSpread& v) {
-  return {{"runs", v.runs}, {"borrowed", v.borrowed}, {"own_df", v.own_df},
-          {"df", number(v.df)}, {"at_floor", v.at_floor}};
+  return {{"runs", v.runs},
+          {"borrowed", v.borrowed},
+          {"own_df", v.own_df},
+          {"df", number(v.df)},
+          {"at_floor", v.at_floor}};
 }
 
 json run_variance(const RunVariance& v) {
   if (!v.estimated) return nullptr;
-  return {{"prior_scale", v.prior_scale}, {"prior_slope", v.prior_slope},
+  return {{"prior_scale", v.prior_scale},   {"prior_slope", v.prior_slope},
           {"prior_df", number(v.prior_df)}, {"rows", v.rows},
-          {"base", run_spread(v.base)},       {"target", run_spread(v.target)}};
+          {"base", run_spread(v.base)},     {"target", run_spread(v.target)}};
 }
 
 json growth(const DiffResult& d) {

@@ -68,12 +68,12 @@ std::string run_variance_words(const DiffResult& d) {
     lo = std::min(lo, r.df);
     hi = std::max(hi, r.df);
   }
-  const std::string df = lo >= hi ? fmt::format("{:.0f}", hi) : fmt::format("{:.0f} to {:.0f}", lo, hi);
+  const std::string df =
+      lo >= hi ? fmt::format("{:.0f}", hi) : fmt::format("{:.0f} to {:.0f}", lo, hi);
   const std::string prior =
       std::isinf(v.prior_df) ? "a prior the groups agree with closely"
-                             : fmt::format("a prior of {}",
-                                           plural(v.prior_df, "degree of freedom",
-                                                  "degrees of freedom"));
+                             : fmt::format("a prior of {}", plural(v.prior_df, "degree of freedom",
+                                                                   "degrees of freedom"));
   const size_t floor = v.base.at_floor + v.target.at_floor;
   return fmt::format(
       "{}-to-{} variation: each group's own spread of its {}s ({}; {}), moderated across the "
@@ -81,10 +81,11 @@ std::string run_variance_words(const DiffResult& d) {
       "variance of a group's {}s is {:.2g} times their sampling noise plus the square of "
       "{:.0f}% of the group's value; Student's t with {} degrees of freedom; never less than "
       "the sampling noise within the {}s ({} held there)",
-      run_noun(d.base), run_noun(d.base), run_noun(d.base), own_spread_words(v.base, d.base, "base"),
-      own_spread_words(v.target, d.target, "target"), d.groups.size(), 
-      prior, run_noun(d.base), v.prior_scale, 100 * std::sqrt(std::max(v.prior_slope, 0.0)), df,
-      run_noun(d.base), plural(static_cast<double>(floor), "group's variance", "groups' variances"));
+      run_noun(d.base), run_noun(d.base), run_noun(d.base),
+      own_spread_words(v.base, d.base, "base"), own_spread_words(v.target, d.target, "target"),
+      d.groups.size(), prior, run_noun(d.base), v.prior_scale,
+      100 * std::sqrt(std::max(v.prior_slope, 0.0)), df, run_noun(d.base),
+      plural(static_cast<double>(floor), "group's variance", "groups' variances"));
 }
 
 bool draws_samples(const DiffSide& s) {

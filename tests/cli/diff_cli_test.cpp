@@ -270,9 +270,11 @@ TEST(DiffCli, ADesignOfTheCalibrationWrittenAsRunsIsDiffedAsTheBenchmarkDiffsIt)
   ASSERT_EQ(w.status, 0) << w.err;
   EXPECT_EQ(w.out, "1 pairs of 3 runs a side from 59 stacks in " + tmp.file("d") + "\n");
   std::vector<std::string> args = {"--base"};
-  for (int r = 1; r <= 3; ++r) args.push_back(tmp.file("d/pair-000-base-" + std::to_string(r) + ".capture"));
+  for (int r = 1; r <= 3; ++r)
+    args.push_back(tmp.file("d/pair-000-base-" + std::to_string(r) + ".capture"));
   args.push_back("--target");
-  for (int r = 1; r <= 3; ++r) args.push_back(tmp.file("d/pair-000-target-" + std::to_string(r) + ".capture"));
+  for (int r = 1; r <= 3; ++r)
+    args.push_back(tmp.file("d/pair-000-target-" + std::to_string(r) + ".capture"));
   json d = diff_json(args);
   EXPECT_EQ(d["base"]["runs"], 3);
   EXPECT_EQ(d["run_variance"]["base"]["own_df"], 2);

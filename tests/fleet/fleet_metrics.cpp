@@ -50,8 +50,10 @@ Loop load(const std::string& path) {
     auto& v = l.counts[s.round];
     auto it = std::find_if(v.begin(), v.end(), [&](const auto& p) { return p.first == g; });
     const auto n = static_cast<uint32_t>(s.weight);
-    if (it == v.end()) v.emplace_back(g, n);
-    else it->second += n;
+    if (it == v.end())
+      v.emplace_back(g, n);
+    else
+      it->second += n;
   }
   const double interval = c.sources[0].interval_s > 0 ? c.sources[0].interval_s : 0.02;
   l.length_s = l.time_s.empty() ? interval : l.time_s.back() + interval;
@@ -64,8 +66,8 @@ WatchMetrics scrape(const Loop& l, double t, double grow, uint32_t grown, std::m
   std::vector<double> sum(l.groups.size() + 1, 0);
   size_t rounds = 0;
   const double from = t - kSpanS;
-  for (auto loop = static_cast<int64_t>(std::floor(from / l.length_s));
-       loop * l.length_s <= t; ++loop)
+  for (auto loop = static_cast<int64_t>(std::floor(from / l.length_s)); loop * l.length_s <= t;
+       ++loop)
     for (size_t r = 0; r < l.time_s.size(); ++r) {
       const double at = static_cast<double>(loop) * l.length_s + l.time_s[r];
       if (at <= from || at > t) continue;
@@ -86,6 +88,23 @@ WatchMetrics scrape(const Loop& l, double t, double grow, uint32_t grown, std::m
 }
 
 }  // namespace
+
+std::vector<MadeHost> storm_racks(const std::string& fixtures, double from_s, double grow_from_s,
+                                  double end_s) {
+  std::vector<MadeHost> hosts;
+  for (int i = 1; i <= 20; ++i) {
+    MadeHost h;
+    h.host = fmt::format("h{:02}", i);
+    h.instance = fmt::format("10.0.0.{}:9464", i);
+    h.rack = std::string(1, i % 2 ? 'a' : 'b');  // not a literal: GCC 12 warns (-Wrestrict) wrongly
+    h.capture = fmt::format("{}/capture/storm-run-{}.capture.zst", fixtures, i);
+    h.offset_s = 0.37 * i;
+    h.seed = static_cast<uint64_t>(i);
+    h.periods = {{from_s, grow_from_s, 0}, {grow_from_s, end_s, h.rack == "b" ? 1.0 : 0.0}};
+    hosts.push_back(h);
+  }
+  return hosts;
+}
 
 std::string fleet_openmetrics(const std::vector<MadeHost>& hosts, double scrape_s,
                               const std::string& grow_group) {
@@ -130,7 +149,8 @@ std::string fleet_openmetrics(const std::vector<MadeHost>& hosts, double scrape_
   for (const auto& [name, series] : out) {
     om += fmt::format("# TYPE {} gauge\n", name);
     for (const auto& [labels, points] : series)
-      for (const auto& [t, v] : points) om += fmt::format("{}{{{}}} {} {:.3f}\n", name, labels, v, t);
+      for (const auto& [t, v] : points)
+        om += fmt::format("{}{{{}}} {} {:.3f}\n", name, labels, v, t);
   }
   om += "# EOF\n";
   return om;

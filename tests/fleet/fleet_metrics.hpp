@@ -28,6 +28,13 @@ struct MadeHost {
   std::vector<HostPeriod> periods;
 };
 
+// Twenty hosts of this machine's 6.18, h01 to h20, one a recorded storm run each
+// (`fixtures`/capture/storm-run-1..20), in two racks of ten: a (odd runs) and b (even),
+// seen from `from_s` to `end_s`; from `grow_from_s` on, rack b holds one blocked thread
+// more in the growth group (a change rolled out to one rack).
+std::vector<MadeHost> storm_racks(const std::string& fixtures, double from_s, double grow_from_s,
+                                  double end_s);
+
 // The OpenMetrics text of the hosts scraped every `scrape_s` in their periods; growths go
 // to wait group `grow_group`. Throws what reading a capture throws.
 std::string fleet_openmetrics(const std::vector<MadeHost>& hosts, double scrape_s,

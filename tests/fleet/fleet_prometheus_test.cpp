@@ -6,16 +6,15 @@
 // blocked thread more in mm:writeback (a change rolled out to one rack). And one live
 // `hangscope watch` scraped during the storm. Prometheus and its data directory go when
 // each test ends, whatever happened (by pid; support/reap-leftovers.sh if it was killed).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <fstream>
-#include <fmt/format.h>
-
-#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -41,26 +40,15 @@ constexpr double kScrapeS = 15;
 const std::string kGrown = "mm:writeback";
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 // The fleet, its two hours ending at `end`: rack b grown in the second.
 std::vector<MadeHost> fleet_hosts(double end) {
-  std::vector<MadeHost> hosts;
-  for (int i = 1; i <= 20; ++i) {
-    MadeHost h;
-    h.host = fmt::format("h{:02}", i);
-    h.instance = fmt::format("10.0.0.{}:9464", i);
-    h.rack = i % 2 ? "a" : "b";
-    h.capture = fmt::format("{}/capture/storm-run-{}.capture.zst", kFixtures, i);
-    h.offset_s = 0.37 * i;
-    h.seed = static_cast<uint64_t>(i);
-    h.periods = {{end - 2 * kHour, end - kHour, 0}, {end - kHour, end, h.rack == "b" ? 1.0 : 0.0}};
-    hosts.push_back(h);
-  }
-  const std::string guest[] = {kFixtures + "/two-kernels/storm-6.1.0-57-cloud-amd64.capture",
-                               kFixtures + "/two-kernels/bpf-source/storm-6.1.0-57-cloud-amd64.capture.zst"};
+  std::vector<MadeHost> hosts = storm_racks(kFixtures, end - 2 * kHour, end - kHour, end);
+  const std::string two = kFixtures + "/two-kernels/";
+  const std::string guest[] = {two + "storm-6.1.0-57-cloud-amd64.capture",
+                               two + "bpf-source/storm-6.1.0-57-cloud-amd64.capture.zst"};
   for (int i = 1; i <= 4; ++i) {
     MadeHost h;
     h.host = fmt::format("g{:02}", i);
@@ -82,8 +70,8 @@ class FleetServer {
   FleetServer(double end, const std::string& scrape_configs = {}) : end_(end) {
     const std::string om = tmp_.file("fleet.om");
     std::ofstream(om) << fleet_openmetrics(fleet_hosts(end), kScrapeS, kGrown);
-    RunResult r = run({"promtool", "tsdb", "create-blocks-from", "openmetrics", om,
-                       tmp_.file("data")});
+    RunResult r =
+        run({"promtool", "tsdb", "create-blocks-from", "openmetrics", om, tmp_.file("data")});
     backfilled_ = r.status == 0;
     backfill_errors_ = r.out + r.err;
     if (backfilled_) server_ = std::make_unique<PrometheusServer>(tmp_.file(""), scrape_configs);
@@ -150,9 +138,9 @@ const json& group(const json& d, const std::string& key) {
 
 // Rack a against rack b in the first hour, ten hosts each of the same storm: nothing.
 TEST_F(FleetPrometheus, AnAASplitOfTwentyHostsFindsNothing) {
-  Diff d = fleet_diff(server_->url(), {"--base", "rack=\"a\"", "--target", "{rack=\"b\"}",
-                                       "--range", "1h", "--end", end_arg(server_->hour1_end()),
-                                       "-f", "json", "--fail-if-grows", kGrown});
+  Diff d = fleet_diff(server_->url(),
+                      {"--base", "rack=\"a\"", "--target", "{rack=\"b\"}", "--range", "1h", "--end",
+                       end_arg(server_->hour1_end()), "-f", "json", "--fail-if-grows", kGrown});
   ASSERT_EQ(d.r.status, 0) << d.r.err << d.r.out;
   EXPECT_EQ(d.j["base"]["runs"], 10);
   EXPECT_EQ(d.j["target"]["runs"], 10);
@@ -169,9 +157,9 @@ TEST_F(FleetPrometheus, AnAASplitOfTwentyHostsFindsNothing) {
 // first regression, outside the noise of hosts that differ by a third (the storm runs'
 // writeback: 0.38 to 1.96 threads); --fail-if-grows says bad (1) for git bisect run.
 TEST_F(FleetPrometheus, AOneThreadGrowthOnTenTargetHostsIsFoundFirst) {
-  Diff d = fleet_diff(server_->url(), {"--base", "rack=\"a\"", "--target", "rack=\"b\"", "--end",
-                                       end_arg(server_->end()), "-f", "json", "--fail-if-grows",
-                                       kGrown});
+  Diff d = fleet_diff(server_->url(),
+                      {"--base", "rack=\"a\"", "--target", "rack=\"b\"", "--end",
+                       end_arg(server_->end()), "-f", "json", "--fail-if-grows", kGrown});
   EXPECT_EQ(d.r.status, 1) << d.r.err << d.r.out;
   ASSERT_FALSE(d.j["regressions"].empty()) << d.r.out;
   EXPECT_EQ(d.j["regressions"][0], kGrown);
@@ -209,7 +197,8 @@ TEST_F(FleetPrometheus, ErrorsAreOneLine) {
   auto one_line = [](const RunResult& r) {
     return std::count(r.err.begin(), r.err.end(), '\n') == 1;
   };
-  Diff bad = fleet_diff(server_->url(), {"--base", "rack=", "--target", "rack=\"b\"", "--end", end});
+  Diff bad =
+      fleet_diff(server_->url(), {"--base", "rack=", "--target", "rack=\"b\"", "--end", end});
   EXPECT_EQ(bad.r.status, 1);
   EXPECT_TRUE(one_line(bad.r)) << bad.r.err;
   EXPECT_NE(bad.r.err.find("Prometheus refused hangscope_info{rack=}"), std::string::npos)
@@ -220,8 +209,8 @@ TEST_F(FleetPrometheus, ErrorsAreOneLine) {
   EXPECT_NE(none.r.err.find("--base 'rack=\"z\"': no host's hangscope_info matches it"),
             std::string::npos)
       << none.r.err;
-  Diff both = fleet_diff(server_->url(), {"--base", "rack=~\"a|b\"", "--target", "rack=\"b\"",
-                                          "--end", end});
+  Diff both = fleet_diff(server_->url(),
+                         {"--base", "rack=~\"a|b\"", "--target", "rack=\"b\"", "--end", end});
   EXPECT_EQ(both.r.status, 1);
   EXPECT_NE(both.r.err.find("is chosen by both --base"), std::string::npos) << both.r.err;
   const int closed = free_loopback_port();
@@ -230,19 +219,21 @@ TEST_F(FleetPrometheus, ErrorsAreOneLine) {
   EXPECT_EQ(gone.r.status, 1);
   EXPECT_TRUE(one_line(gone.r)) << gone.r.err;
   EXPECT_NE(gone.r.err.find("connecting to 127.0.0.1"), std::string::npos) << gone.r.err;
-  EXPECT_EQ(fleet_diff("https://127.0.0.1:1", {"--base", "a=\"1\"", "--target", "a=\"2\""}).r.status,
-            1);
-  EXPECT_EQ(fleet_diff(server_->url(), {"--base", "rack=\"a\"", "rack=\"c\"", "--target", "rack=\"b\""})
-                .r.status,
-            2);
-  EXPECT_EQ(fleet_diff(server_->url(), {"--base", "rack=\"a\"", "--target", "rack=\"b\"", "-f", "svg"})
-                .r.status,
-            2);
+  EXPECT_EQ(
+      fleet_diff("https://127.0.0.1:1", {"--base", "a=\"1\"", "--target", "a=\"2\""}).r.status, 1);
+  EXPECT_EQ(
+      fleet_diff(server_->url(), {"--base", "rack=\"a\"", "rack=\"c\"", "--target", "rack=\"b\""})
+          .r.status,
+      2);
+  EXPECT_EQ(
+      fleet_diff(server_->url(), {"--base", "rack=\"a\"", "--target", "rack=\"b\"", "-f", "svg"})
+          .r.status,
+      2);
   EXPECT_EQ(run({kBin, "diff", "--base", "a", "--target", "b", "--range", "1h"}).status, 2)
       << "--range needs --prometheus";
-  EXPECT_EQ(fleet_diff(server_->url(), {"--base", "a", "--target", "b", "--range", "an hour"})
-                .r.status,
-            2);
+  EXPECT_EQ(
+      fleet_diff(server_->url(), {"--base", "a", "--target", "b", "--range", "an hour"}).r.status,
+      2);
 }
 
 // One live watch, scraped every second during the storm by a Prometheus that holds the

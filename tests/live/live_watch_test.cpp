@@ -3,20 +3,19 @@
 // a counted error, and a real Prometheus server scrapes its metrics. Each test waits for
 // what watch says (its standard error, its /metrics), never for a while; watch, the
 // storm, the FUSE mount and Prometheus are ended by pid and removed whatever happens.
+#include <arpa/inet.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <fmt/format.h>
 
 #include "hangscope/ingest.hpp"
 #include "support/privileges.hpp"

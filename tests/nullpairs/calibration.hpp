@@ -20,11 +20,11 @@ namespace hangscope::nullpairs {
 inline constexpr std::string_view kGrowthGroup = "jbd2:force-commit";
 
 struct Design {
-  std::string_view name;   // "3v3 null", "3v3 +1"
-  unsigned runs = 1;       // a side
-  uint32_t rounds = 150;   // a run, 20 ms apart
-  double spread = 0;       // run effects: the standard deviation of a group's log rate
-  double growth = 0;       // blocked threads added to kGrowthGroup in the target; 0: null
+  std::string_view name;  // "3v3 null", "3v3 +1"
+  unsigned runs = 1;      // a side
+  uint32_t rounds = 150;  // a run, 20 ms apart
+  double spread = 0;      // run effects: the standard deviation of a group's log rate
+  double growth = 0;      // blocked threads added to kGrowthGroup in the target; 0: null
   unsigned pairs = 30;
   uint64_t seed = 1;
 };

@@ -54,10 +54,10 @@ int main(int argc, char** argv) {
         for (unsigned i = 0; i < count; ++i)
           for (unsigned r = 0; r < d.runs; ++r) {
             const uint64_t s = nullpairs::run_seed(d, i, target, r);
-            nullpairs::write_capture(
-                nullpairs::null_capture(side, d.rounds, s, d.spread),
-                fmt::format("{}/pair-{:03}-{}-{}.capture", dir, i, target ? "target" : "base", r + 1),
-                fmt::format("{} (run seed {})", command, s));
+            nullpairs::write_capture(nullpairs::null_capture(side, d.rounds, s, d.spread),
+                                     fmt::format("{}/pair-{:03}-{}-{}.capture", dir, i,
+                                                 target ? "target" : "base", r + 1),
+                                     fmt::format("{} (run seed {})", command, s));
           }
       }
       fmt::print("{} pairs of {} runs a side from {} stacks in {}\n", count, d.runs,

@@ -76,15 +76,16 @@ class PrometheusServer {
         "prometheus", "--config.file", dir_ + "/prometheus.yml", "--storage.tsdb.path",
         dir_ + "/data", "--web.listen-address", "127.0.0.1:" + std::to_string(port_),
         "--storage.tsdb.retention.time", "365d"});
-    ready_ = wait_for(
-        [&] {
-          std::this_thread::sleep_for(std::chrono::milliseconds(50));
-          return http_get(port_, "/-/ready").find("Ready") != std::string::npos ||
-                 !process_->wait_line("address already in use", std::chrono::milliseconds(0))
-                      .empty();
-        },
-        std::chrono::seconds(60)) &&
-             http_get(port_, "/-/ready").find("Ready") != std::string::npos;
+    ready_ =
+        wait_for(
+            [&] {
+              std::this_thread::sleep_for(std::chrono::milliseconds(50));
+              return http_get(port_, "/-/ready").find("Ready") != std::string::npos ||
+                     !process_->wait_line("address already in use", std::chrono::milliseconds(0))
+                          .empty();
+            },
+            std::chrono::seconds(60)) &&
+        http_get(port_, "/-/ready").find("Ready") != std::string::npos;
   }
 
   std::string dir_;

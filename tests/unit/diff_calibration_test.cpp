@@ -13,10 +13,10 @@
 #include <cstdio>
 #include <set>
 
+#include "calibration.hpp"
 #include "hangscope/analysis.hpp"
 #include "hangscope/classify.hpp"
 #include "hangscope/diff.hpp"
-#include "calibration.hpp"
 #include "hangscope/ingest.hpp"
 #include "null_pairs.hpp"
 

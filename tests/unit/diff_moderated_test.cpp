@@ -75,8 +75,7 @@ const std::vector<std::string_view> kForceCommit = {"jbd2_log_wait_commit", "ext
                                                     "do_fsync"};
 const std::vector<std::string_view> kLogSpace = {"__jbd2_log_wait_for_space", "start_this_handle",
                                                  "jbd2__journal_start", "ext4_create"};
-const std::vector<std::string_view> kRename = {"lock_rename", "do_renameat2",
-                                               "__x64_sys_rename"};
+const std::vector<std::string_view> kRename = {"lock_rename", "do_renameat2", "__x64_sys_rename"};
 
 const DiffRow& row(const std::vector<DiffRow>& rows, std::string_view key) {
   for (const DiffRow& r : rows)
@@ -179,7 +178,8 @@ TEST(DiffModerated, ThreeRunsASideFindAGrowthWithTheModeratedT) {
 TEST(DiffModerated, TheSamplingNoiseWithinRunsIsTheFloorAndOneRunBorrows) {
   Capture base, target;
   add_run(base, {{kForceCommit, 3.0}, {kRename, 6.0}}, 150, 1);
-  for (uint64_t r = 0; r < 3; ++r) add_run(target, {{kForceCommit, 3.0}, {kRename, 6.0}}, 150, 2 + r);
+  for (uint64_t r = 0; r < 3; ++r)
+    add_run(target, {{kForceCommit, 3.0}, {kRename, 6.0}}, 150, 2 + r);
   const DiffResult d = diff_of(base, target);
   ASSERT_TRUE(d.run_variance.estimated);
   EXPECT_TRUE(d.run_variance.base.borrowed);

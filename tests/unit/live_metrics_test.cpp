@@ -1,8 +1,7 @@
 // What `watch --listen` serves (prometheus_text): the info metric a fleet's queries join
 // on, label values escaped, and the group series bounded.
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include "hangscope/watch_metrics.hpp"
 

@@ -16,8 +16,8 @@ struct HostSeries {
   std::string version;  // hangscope's, as above
   size_t steps = 0;     // the steps at which the host was seen
   struct Group {
-    std::string name;       // "jbd2:force-commit"
-    std::string subsystem;  // "jbd2"
+    std::string name;             // "jbd2:force-commit"
+    std::string subsystem;        // "jbd2"
     std::vector<double> blocked;  // by step seen; 0 where watch exported no series
   };
   std::vector<Group> groups;

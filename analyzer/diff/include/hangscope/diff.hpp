@@ -199,7 +199,7 @@ struct DiffResult {
   // Both sides have enough independent units for the intervals to hold their level.
   bool decidable = false;
   double min_independent = 0;
-  RunVariance run_variance;  // of the wait groups' table
+  RunVariance run_variance;     // of the wait groups' table
   std::vector<DiffRow> groups;  // by delta, largest growth first
   std::vector<DiffRow> subsystems;
   std::vector<DiffRow> stacks;

@@ -22,16 +22,16 @@ class FleetError : public std::runtime_error {
 };
 
 struct FleetQuery {
-  std::string url;             // http://HOST[:PORT][/PREFIX], the API under PREFIX/api/v1/
-  std::string base, target;    // label matchers on hangscope_info: 'kernel=~"6\\.12\\..*"'
-  double range_s = 3600;       // the time before `end_s` compared
-  double end_s = 0;            // unix time; 0: now
-  double step_s = 0;           // between the series' points; 0: a range's 240th, >= 15 s
+  std::string url;           // http://HOST[:PORT][/PREFIX], the API under PREFIX/api/v1/
+  std::string base, target;  // label matchers on hangscope_info: 'kernel=~"6\\.12\\..*"'
+  double range_s = 3600;     // the time before `end_s` compared
+  double end_s = 0;          // unix time; 0: now
+  double step_s = 0;         // between the series' points; 0: a range's 240th, >= 15 s
 };
 
 struct Fleet {
   FleetSide base, target;
-  double start_s = 0, end_s = 0;  // unix times of the first and last step
+  double start_s = 0, end_s = 0;     // unix times of the first and last step
   std::vector<std::string> queries;  // the PromQL run, in order
 };
 
