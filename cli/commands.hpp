@@ -61,6 +61,12 @@ struct DiffArgs {
   std::string basis = "auto";
   std::vector<std::string> fail_if_grows;  // GROUP[=AMOUNT], for git bisect run
   SuspectsArgs suspects;
+  // A fleet: hosts read from Prometheus's API at this URL; base and target are then one
+  // selector each (label matchers on hangscope_info).
+  std::string prometheus;
+  std::string range = "1h";  // Prometheus durations
+  std::string end;           // RFC 3339 or unix seconds; empty: now
+  std::string step;          // empty: the range's 240th, at least 15 s
 };
 
 // record.cpp

@@ -8,21 +8,78 @@
 #include "hangscope/analysis.hpp"
 #include "hangscope/diff_render.hpp"
 #include "hangscope/flame_compare.hpp"
+#include "hangscope/fleet.hpp"
 #include "hangscope/ingest.hpp"
 #include "hangscope/suspects.hpp"
 #include "output.hpp"
 
 namespace hangscope::cli {
 
+namespace {
+
+// --prometheus and what goes with it: a fleet's hosts as the runs (docs/diff.md, "A fleet").
+void add_fleet_options(CLI::App& cmd, DiffArgs& opts) {
+  CLI::Option* prom =
+      cmd.add_option(
+             "--prometheus", opts.prometheus,
+             "Compare hosts of a fleet: read watch's metrics from Prometheus's HTTP API "
+             "at URL (http://HOST:PORT[/PREFIX]); --base and --target are then each a "
+             "selector of hosts, label matchers on hangscope_info ('kernel=~\"6\\\\.12.*\"')")
+          ->type_name("URL");
+  auto duration = CLI::Validator(
+      [](std::string& v) {
+        try {
+          parse_prometheus_duration(v);
+          return std::string();
+        } catch (const std::invalid_argument& e) {
+          return std::string(e.what());
+        }
+      },
+      "DURATION");
+  cmd.add_option("--range", opts.range, "With --prometheus: the time compared, up to --end")
+      ->type_name("DURATION")
+      ->check(duration)
+      ->needs(prom)
+      ->capture_default_str();
+  cmd.add_option("--end", opts.end,
+                 "With --prometheus: the end of the time compared (RFC 3339 or unix seconds; "
+                 "default now)")
+      ->type_name("TIME")
+      ->check(CLI::Validator(
+          [](std::string& v) {
+            try {
+              parse_prometheus_time(v);
+              return std::string();
+            } catch (const std::invalid_argument& e) {
+              return std::string(e.what());
+            }
+          },
+          "TIME"))
+      ->needs(prom);
+  cmd.add_option("--step", opts.step,
+                 "With --prometheus: the time between the series' points (default the range's "
+                 "240th, at least 15s)")
+      ->type_name("DURATION")
+      ->check(duration)
+      ->needs(prom);
+}
+
+}  // namespace
+
 CLI::App* add_diff(CLI::App& app, DiffArgs& opts) {
   CLI::App* cmd = app.add_subcommand(
       "diff", "Compare two sets of captures: which waits grew, by how much, how sure");
-  cmd->add_option("--base", opts.base, "Captures or dumps of the base (one or more runs)")
+  cmd->add_option("--base", opts.base,
+                  "Captures or dumps of the base (one or more runs); with --prometheus, a "
+                  "selector of its hosts")
       ->type_name("FILE")
       ->required();
-  cmd->add_option("--target", opts.target, "Captures or dumps of the target (one or more runs)")
+  cmd->add_option("--target", opts.target,
+                  "Captures or dumps of the target (one or more runs); with --prometheus, a "
+                  "selector of its hosts")
       ->type_name("FILE")
       ->required();
+  add_fleet_options(*cmd, opts);
   add_input_options(*cmd, opts.input);
   add_output_options(*cmd, opts.output, format_choices(diff_renderers()));
   cmd->add_option("--by", opts.basis,
@@ -58,13 +115,51 @@ CLI::App* add_diff(CLI::App& app, DiffArgs& opts) {
       "  hangscope diff --base good-*.capture --target this-*.capture --fail-if-grows "
       "'jbd2:*=0.5'\n"
       "  hangscope diff --base 6.6.capture --target 6.12.capture --suspects --kernel-git ~/linux "
-      "--range v6.6..v6.12");
+      "--range v6.6..v6.12\n"
+      "  hangscope diff --prometheus http://prometheus:9090 --base 'kernel=~\"6\\\\.6\\\\..*\"' "
+      "--target 'kernel=~\"6\\\\.12\\\\..*\"' --range 6h");
   return cmd;
 }
 
 namespace {
 
+hangscope::DiffOptions diff_options(const DiffArgs& opts) {
+  hangscope::DiffOptions options;
+  options.resamples = opts.resamples;
+  options.force_share = opts.basis == "share";
+  options.auto_share = opts.basis == "auto";
+  for (const std::string& limit : opts.fail_if_grows)
+    options.fail_if_grows.push_back(parse_growth_limit(limit));
+  return options;
+}
+
+int exit_code(const DiffArgs& opts, const DiffResult& result) {
+  return opts.fail_if_grows.empty() ? kOk : bisect_exit_code(result.growth.verdict);
+}
+
+// The hosts of a fleet, from Prometheus: the same tables, words and exit codes, with no
+// stacks (watch exports its groups only).
+int compare_fleet(const DiffArgs& opts) {
+  FleetQuery q;
+  q.url = opts.prometheus;
+  q.base = opts.base.front();
+  q.target = opts.target.front();
+  q.range_s = parse_prometheus_duration(opts.range);
+  if (!opts.end.empty()) q.end_s = parse_prometheus_time(opts.end);
+  if (!opts.step.empty()) q.step_s = parse_prometheus_duration(opts.step);
+  const Fleet fleet = read_fleet(q);
+  const DiffResult result = diff(fleet.base, fleet.target, diff_options(opts));
+  const Capture none;
+  const Analysis nothing = analyze(none);
+  const FlameComparison flame = compare_flames(none, nothing, none, nothing, result.basis);
+  DiffReport report{result, Report{none, nothing}, Report{none, nothing}, flame};
+  write_output(opts.output.output,
+               find_diff_renderer(opts.output.format)->render(report, render_options(opts.output)));
+  return exit_code(opts, result);
+}
+
 int compare(const DiffArgs& opts) {
+  if (!opts.prometheus.empty()) return compare_fleet(opts);
   // Both sides are classified, and their stacks matched, by the same rules.
   Capture base, target;
   RuleSet rules = load_rules_while(opts.input, [&] {
@@ -76,13 +171,8 @@ int compare(const DiffArgs& opts) {
   analysis_options.threads = opts.input.threads;
   analysis_options.flame.root = flame_root(opts.output);
   Analysis a = analyze(base, analysis_options), b = analyze(target, analysis_options);
-  hangscope::DiffOptions options;
+  hangscope::DiffOptions options = diff_options(opts);
   options.rules = &rules;
-  options.resamples = opts.resamples;
-  options.force_share = opts.basis == "share";
-  options.auto_share = opts.basis == "auto";
-  for (const std::string& limit : opts.fail_if_grows)
-    options.fail_if_grows.push_back(parse_growth_limit(limit));
   DiffResult result = diff(DiffInput{base, a}, DiffInput{target, b}, options);
   FlameComparison flame = compare_flames(base, a, target, b, result.basis);
   // --suspects: the changes that touch the frames of what grew (analyzer/suspects/).
@@ -97,13 +187,30 @@ int compare(const DiffArgs& opts) {
   write_output(opts.output.output,
                find_diff_renderer(opts.output.format)->render(report, render_options(opts.output)));
   if (suspects && suspects_input_failed(*suspects)) return kFailure;
-  return opts.fail_if_grows.empty() ? kOk : bisect_exit_code(result.growth.verdict);
+  return exit_code(opts, result);
+}
+
+// A fleet's sides are one selector each, and its series hold no stacks to draw.
+std::string fleet_usage_error(const DiffArgs& opts) {
+  if (opts.prometheus.empty()) return {};
+  if (opts.base.size() != 1 || opts.target.size() != 1)
+    return "--prometheus: --base and --target take one selector each (label matchers on "
+           "hangscope_info, such as 'kernel=~\"6\\\\.12\\\\..*\"')";
+  if (opts.output.format != "text" && opts.output.format != "json")
+    return "--prometheus: a fleet's series hold no stacks to draw: -f text or json";
+  if (opts.suspects.enabled)
+    return "--prometheus: a fleet's series hold no frames to find suspects by: use captures";
+  return {};
 }
 
 }  // namespace
 
 int run_diff(const DiffArgs& opts) {
   keep_freed_memory();
+  if (std::string why = fleet_usage_error(opts); !why.empty()) {
+    print_error(why);
+    return kUsage;
+  }
   if (opts.fail_if_grows.empty()) return compare(opts);
   // Under git bisect run, 1 means "bad": a failure must stop the bisect instead.
   constexpr int kStopBisect = 128;

@@ -14,9 +14,11 @@
 #include "commands.hpp"
 #include "hangscope/kmsg_reader.hpp"
 #include "hangscope/metrics_server.hpp"
+#include "hangscope/system_info.hpp"
 #include "hangscope/text.hpp"
 #include "output.hpp"
 #include "stop_signals.hpp"
+#include "version.hpp"
 
 namespace hangscope::cli {
 
@@ -155,10 +157,14 @@ int run_watch(const WatchOptions& opts, const std::string& command_line) {
   std::atomic<const Watch*> running{nullptr};
   std::unique_ptr<live::MetricsServer> server;
   if (!opts.listen.empty()) {
+    const SystemInfo system = read_system_info();
+    const WatchMetrics::Identity identity{std::string(version()), system.kernel, system.host};
     try {
-      server = std::make_unique<live::MetricsServer>(host, port, [&running] {
+      server = std::make_unique<live::MetricsServer>(host, port, [&running, identity] {
         const Watch* w = running.load();
-        return prometheus_text(w ? w->metrics() : WatchMetrics{});
+        WatchMetrics m = w ? w->metrics() : WatchMetrics{};
+        m.identity = identity;
+        return prometheus_text(m);
       });
     } catch (const live::ListenError& e) {
       print_error(e.what());

@@ -30,6 +30,12 @@ void family(std::string& out, std::string_view name, std::string_view type, std:
 std::string prometheus_text(const WatchMetrics& m) {
   std::string out;
   auto o = std::back_inserter(out);
+  family(out, "hangscope_info", "gauge",
+         "The hangscope watch exporting these metrics: its version, the kernel release and the "
+         "host it runs on (always 1).");
+  fmt::format_to(o, "hangscope_info{{version=\"{}\",kernel=\"{}\",host=\"{}\"}} 1\n",
+                 label_value(m.identity.version), label_value(m.identity.kernel),
+                 label_value(m.identity.host));
   family(out, "hangscope_blocked_threads", "gauge",
          "Blocked threads per wait group, averaged over the last 10 seconds.");
   double rest = 0;

@@ -6,7 +6,9 @@
 # python3-jsonschema are for the tests of the man pages, the completion, the .deb and
 # the JSON schema (tests/install/); ccache makes the second build of .ci/run cheap;
 # prometheus (its server and promtool) is what the live test of watch's metrics scrapes
-# with (Boost.Beast, whose headers come with libboost-graph-dev, serves them); libncurses-dev draws top's full-screen view, and
+# with, and what the tests of diff --prometheus backfill and query (libboost-dev's
+# Boost.Beast, header-only, serves watch's metrics and reads Prometheus's HTTP API);
+# libncurses-dev draws top's full-screen view, and
 # tmux is the real terminal its live test drives; fio is the direct-I/O load of
 # fixtures/oncpu/make-fio-capture.sh. libdtl-dev (header-only) diffs two versions of a function and
 # git reads a kernel's history for --suspects (docs/suspects.md).
@@ -20,6 +22,7 @@ PACKAGES="
   libabsl-dev
   libtomlplusplus-dev
   libboost-graph-dev
+  libboost-dev
   nlohmann-json3-dev
   libdtl-dev
   git

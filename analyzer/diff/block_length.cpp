@@ -58,4 +58,24 @@ size_t block_length(const std::vector<double>& x) {
   return static_cast<size_t>(std::clamp(std::ceil(b), 1.0, std::max(1.0, b_max)));
 }
 
+size_t run_block_length(const std::vector<const std::vector<double>*>& groups, size_t rounds) {
+  std::vector<double> total(rounds, 0);
+  size_t block = 1;
+  for (const std::vector<double>* x : groups) {
+    double sum = 0;
+    for (size_t i = 0; i < x->size() && i < rounds; ++i) {
+      total[i] += (*x)[i];
+      sum += (*x)[i];
+    }
+    // A group of less than a sample a round is mostly zeros: the correlations of its
+    // series are chance, and the largest of a dozen chances is no estimate.
+    if (sum >= static_cast<double>(rounds)) block = std::max(block, block_length(*x));
+  }
+  // At least n^(1/3), the rate at which the best block for the variance grows (Hall,
+  // Horowitz and Jing 1995): correlations too small to be detected in a short run still
+  // add up over many lags, and blocks cost independent data only precision.
+  const auto floor = static_cast<size_t>(std::ceil(std::cbrt(static_cast<double>(rounds))));
+  return std::max({block, block_length(total), floor});
+}
+
 }  // namespace hangscope::diff_detail

@@ -1,7 +1,9 @@
 // The bootstrap of a difference of two ratio estimates (sum of values over sum of unit
-// weights): each side is redrawn independently, its runs with replacement when it has
-// several, then within each run its rounds in circular blocks, or its sample counts
-// each as a Poisson number of the same samples.
+// weights): each side is redrawn independently, within each of its runs (the runs held
+// fixed) its rounds in circular blocks, or its sample counts each as a Poisson number of
+// the same samples. What it measures is the sampling noise within the runs; the
+// variation from run to run is estimated from the runs' own values
+// (moderated_variance.cpp): a bootstrap over 2 or 3 runs has 3 or 10 distinct resamples.
 #include <algorithm>
 #include <boost/random/poisson_distribution.hpp>
 #include <limits>
@@ -30,14 +32,7 @@ class SideDraw {
 
   void draw(std::mt19937_64& rng) {
     std::fill(factor_.begin(), factor_.end(), 0.f);
-    const size_t runs = s_.runs.size();
-    times_.assign(runs, runs == 1 ? 1 : 0);
-    if (runs > 1) {
-      std::uniform_int_distribution<size_t> pick(0, runs - 1);
-      for (size_t i = 0; i < runs; ++i) ++times_[pick(rng)];
-    }
-    for (size_t r = 0; r < runs; ++r)
-      for (uint32_t t = 0; t < times_[r]; ++t) draw_run(rng, s_.runs[r]);
+    for (const RunUnits& run : s_.runs) draw_run(rng, run);
     denominator_ = 0;
     for (size_t u = 0; u < factor_.size(); ++u) denominator_ += factor_[u] * s_.unit_weight[u];
   }
@@ -69,12 +64,11 @@ class SideDraw {
   const SideData& s_;
   std::vector<Poisson> poisson_;
   std::vector<float> factor_;
-  std::vector<uint32_t> times_;
   double denominator_ = 0;
 };
 
-// One side's estimate of every key for the units' factors: the values of each stack
-// key, summed into its wait group and subsystem, over the weighted units.
+}  // namespace
+
 void estimates(const SideData& s, const std::vector<float>* factor,
                const std::vector<StackKeys>& families, std::vector<double>& out) {
   std::fill(out.begin(), out.end(), 0.0);
@@ -98,8 +92,6 @@ void estimates(const SideData& s, const std::vector<float>* factor,
     out[f[2]] = e;
   }
 }
-
-}  // namespace
 
 Resamples bootstrap(const SideData& base, const SideData& target,
                     const std::vector<StackKeys>& families, size_t keys, DiffBasis basis,

@@ -20,13 +20,8 @@ namespace dd = diff_detail;
 
 namespace {
 
-enum class Family { group, subsystem, stack };
-
-struct KeyInfo {
-  Family family = Family::group;
-  std::string group, subsystem;
-  std::vector<std::string> frames;  // stacks: root first
-};
+using dd::Family;
+using dd::KeyInfo;
 
 struct SideView {
   const DiffInput& in;
@@ -157,40 +152,10 @@ class DiffBuilder {
         dd::side_units(target_.capture, r_.basis, kt, keys_.size(), opt_.min_independent, on_cpu_,
                        value_per_weight(target_.capture, on_cpu_, r_.basis), r_.target);
     r_.decidable = r_.base.enough && r_.target.enough;
-    dd::Resamples resamples = dd::bootstrap(sb, st, families_, keys_.size(), r_.basis, opt_);
-    r_.resamples = resamples.count();
-
-    for (size_t k = 0; k < keys_.size(); ++k) {
-      DiffRow row = make_row(k, resamples.base(k), resamples.target(k), resamples);
-      switch (info_[k].family) {
-        case Family::group:
-          r_.groups.push_back(std::move(row));
-          break;
-        case Family::subsystem:
-          r_.subsystems.push_back(std::move(row));
-          break;
-        case Family::stack:
-          r_.stacks.push_back(std::move(row));
-          break;
-      }
-    }
-    for (DiffRow& row : r_.groups) row.spinning = spin_groups_.count(row.key) != 0;
-    correct_by_family(r_.groups, resamples);
-    correct(r_.subsystems, resamples, true);
-    correct(r_.stacks, resamples, false);
-    for (auto* rows : {&r_.groups, &r_.subsystems, &r_.stacks}) {
-      std::sort(rows->begin(), rows->end(), [](const DiffRow& a, const DiffRow& b) {
-        return a.delta != b.delta ? a.delta > b.delta : a.key < b.key;
-      });
-    }
-    rank();
+    for (size_t k = 0; k < keys_.size(); ++k) label(k);
+    dd::compare_tables(r_, keys_, info_, sb, st, families_, opt_);
     for (size_t i = 0; i < r_.regressions.size() && i < opt_.top_divergences; ++i)
       r_.divergences.push_back(divergence(r_.groups[r_.regressions[i]].key));
-    if (!opt_.fail_if_grows.empty()) {
-      std::vector<size_t> row_keys;
-      for (const DiffRow& g : r_.groups) row_keys.push_back(keys_.find(g.key));
-      r_.growth = dd::check_growth(r_, row_keys, resamples, opt_);
-    }
     return std::move(r_);
   }
 
@@ -216,7 +181,13 @@ class DiffBuilder {
   size_t key(Family f, const std::string& name, const std::string& group,
              const std::string& subsystem) {
     size_t id = keys_.id(name);
-    if (id == info_.size()) info_.push_back(KeyInfo{f, group, subsystem, {}});
+    if (id == info_.size()) {
+      KeyInfo info;
+      info.family = f;
+      info.group = group;
+      info.subsystem = subsystem;
+      info_.push_back(std::move(info));
+    }
     return id;
   }
 
@@ -261,89 +232,26 @@ class DiffBuilder {
     return v;
   }
 
-  DiffRow make_row(size_t k, double b, double t, const dd::Resamples& resamples) {
-    const KeyInfo& info = info_[k];
-    DiffRow row;
-    row.key = keys_.name(k);
-    row.group = info.group;
-    row.subsystem = info.subsystem;
-    row.base = b;
-    row.target = t;
-    row.delta = t - b;
-    row.ratio = b > 0 ? t / b : std::numeric_limits<double>::infinity();
-    dd::Interval plain = resamples.interval(k, 1 - opt_.confidence);
-    row.plain_low = plain.low;
-    row.plain_high = plain.high;
-    row.p = resamples.p_value(k, 0, true);
+  // The key's words for people, and whether an on-CPU group spins.
+  void label(size_t k) {
+    KeyInfo& info = info_[k];
     switch (info.family) {
       case Family::group: {
         const WaitGroup& g = titles_.at(info.group);
         auto it = top_target_.find(info.group);
         const DiffInput& side = it != top_target_.end() ? target_ : base_;
         const auto& tops = it != top_target_.end() ? top_target_ : top_base_;
-        row.label = group_label(g, leaf_first(side, tops.at(info.group).stack));
+        info.label = group_label(g, leaf_first(side, tops.at(info.group).stack));
+        info.spinning = spin_groups_.count(info.group) != 0;
         break;
       }
       case Family::subsystem:
-        row.label = info.subsystem;
+        info.label = info.subsystem;
         break;
       case Family::stack:
-        row.frames = info.frames;
-        row.label = info.frames.empty() ? info.group : info.frames.back() + " in " + info.group;
+        info.label = info.frames.empty() ? info.group : info.frames.back() + " in " + info.group;
         break;
     }
-    return row;
-  }
-
-  // Holm's correction over the rows of one table: each row's adjusted p-value and
-  // change; groups and subsystems also get their interval at Holm's level for them.
-  void correct(std::vector<DiffRow>& rows, const dd::Resamples& resamples,
-               bool corrected_intervals) {
-    std::vector<double> p;
-    for (const DiffRow& row : rows) p.push_back(row.p);
-    std::vector<dd::HolmStep> steps = dd::holm(p, 1 - opt_.confidence);
-    for (size_t i = 0; i < rows.size(); ++i) {
-      DiffRow& row = rows[i];
-      row.p_adjusted = steps[i].p_adjusted;
-      row.level = corrected_intervals ? 1 - steps[i].level : opt_.confidence;
-      dd::Interval ci = corrected_intervals
-                            ? resamples.interval(keys_.find(row.key), steps[i].level)
-                            : dd::Interval{row.plain_low, row.plain_high};
-      row.ci_low = ci.low;
-      row.ci_high = ci.high;
-      if (!steps[i].rejected)
-        row.change = Change::unchanged;
-      else if (row.base == 0)
-        row.change = Change::appeared;
-      else if (row.target == 0)
-        row.change = Change::vanished;
-      else
-        row.change = row.delta > 0 ? Change::grew : Change::shrank;
-    }
-  }
-
-  // Groups: the spin groups corrected apart from the others (DiffRow::spinning).
-  void correct_by_family(std::vector<DiffRow>& rows, const dd::Resamples& resamples) {
-    std::vector<DiffRow> spin, rest;
-    for (DiffRow& row : rows) (row.spinning ? spin : rest).push_back(std::move(row));
-    correct(spin, resamples, true);
-    correct(rest, resamples, true);
-    rows = std::move(rest);
-    std::move(spin.begin(), spin.end(), std::back_inserter(rows));
-  }
-
-  // Regressions by the growth the noise cannot explain (the corrected lower bound),
-  // improvements by the shrinking (the corrected upper bound).
-  void rank() {
-    const auto& g = r_.groups;
-    for (size_t i = 0; i < g.size(); ++i) {
-      if (g[i].change == Change::unchanged) continue;
-      (g[i].delta > 0 ? r_.regressions : r_.improvements).push_back(i);
-    }
-    std::stable_sort(r_.regressions.begin(), r_.regressions.end(),
-                     [&](size_t a, size_t b) { return g[a].ci_low > g[b].ci_low; });
-    std::stable_sort(r_.improvements.begin(), r_.improvements.end(),
-                     [&](size_t a, size_t b) { return g[a].ci_high < g[b].ci_high; });
   }
 
   // Where the heaviest target stack of a group parts from everything the base did: the
@@ -450,6 +358,7 @@ DiffResult on_cpu_view(const DiffResult& d) {
   v.target = d.on_cpu.target;
   v.decidable = d.on_cpu.decidable;
   v.min_independent = d.min_independent;
+  v.run_variance = d.on_cpu.run_variance;
   v.groups = d.on_cpu.groups;
   v.subsystems = d.on_cpu.subsystems;
   v.regressions = d.on_cpu.regressions;
@@ -467,6 +376,7 @@ DiffResult diff(const DiffInput& base, const DiffInput& target, const DiffOption
   o.decidable = c.decidable;
   o.base = std::move(c.base);
   o.target = std::move(c.target);
+  o.run_variance = c.run_variance;
   o.groups = std::move(c.groups);
   o.subsystems = std::move(c.subsystems);
   o.regressions = std::move(c.regressions);

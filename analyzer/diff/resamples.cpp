@@ -51,17 +51,27 @@ double Resamples::side_variance(double m2, double units) const {
 
 double Resamples::standard_error(size_t key) const {
   const Spread& s = keys_[key];
-  return std::sqrt(side_variance(s.m2_b, units_b_) + side_variance(s.m2_t, units_t_));
+  return std::sqrt(s.factor_b * side_variance(s.m2_b, units_b_) +
+                   s.factor_t * side_variance(s.m2_t, units_t_));
+}
+
+double Resamples::run_factor(size_t key) const {
+  const Spread& s = keys_[key];
+  const double vb = side_variance(s.m2_b, units_b_), vt = side_variance(s.m2_t, units_t_);
+  return vb + vt > 0 ? (s.factor_b * vb + s.factor_t * vt) / (vb + vt) : 1;
 }
 
 double Resamples::degrees_of_freedom(size_t key) const {
   const Spread& s = keys_[key];
-  const double vb = side_variance(s.m2_b, units_b_), vt = side_variance(s.m2_t, units_t_);
-  auto part = [](double v, double units) {
+  const double vb = s.factor_b * side_variance(s.m2_b, units_b_),
+               vt = s.factor_t * side_variance(s.m2_t, units_t_);
+  // A side's degrees of freedom: its moderated variance's, or its units' - 1.
+  auto part = [](double v, double df, double units) {
     if (v == 0) return 0.0;
+    if (df > 0) return v * v / df;
     return units > 1 ? v * v / (units - 1) : std::numeric_limits<double>::infinity();
   };
-  const double den = part(vb, units_b_) + part(vt, units_t_);
+  const double den = part(vb, s.df_b, units_b_) + part(vt, s.df_t, units_t_);
   if (!(den > 0)) return kNormalDf;  // no spread on either side
   return std::clamp((vb + vt) * (vb + vt) / den, 1.0, kNormalDf);
 }

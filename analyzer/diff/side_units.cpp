@@ -126,23 +126,9 @@ SideData side_units(const Capture& c, DiffBasis basis, const std::vector<StackKe
     RunDraw draw;
     draw.kind = ru.draw;
     if (ru.draw == DrawKind::rounds) {
-      std::vector<double> total(ru.count, 0);
-      size_t block = 1;
-      for (const auto& [group, x] : series[r]) {
-        double sum = 0;
-        for (size_t i = 0; i < x.size(); ++i) {
-          total[i] += x[i];
-          sum += x[i];
-        }
-        // A group of less than a sample a round is mostly zeros: the correlations of
-        // its series are chance, and the largest of a dozen chances is no estimate.
-        if (sum >= ru.count) block = std::max(block, block_length(x));
-      }
-      // At least n^(1/3), the rate at which the best block for the variance grows (Hall,
-      // Horowitz and Jing 1995): correlations too small to be detected in a short run
-      // still add up over many lags, and blocks cost independent data only precision.
-      const auto floor = static_cast<size_t>(std::ceil(std::cbrt(static_cast<double>(ru.count))));
-      ru.block = static_cast<uint32_t>(std::max({block, block_length(total), floor}));
+      std::vector<const std::vector<double>*> groups;
+      for (const auto& [group, x] : series[r]) groups.push_back(&x);
+      ru.block = static_cast<uint32_t>(run_block_length(groups, ru.count));
       draw.units = ru.count;
       draw.block = ru.block;
       draw.independent = static_cast<double>(ru.count) / ru.block;
@@ -158,7 +144,7 @@ SideData side_units(const Capture& c, DiffBasis basis, const std::vector<StackKe
     side.draws.push_back(draw);
   }
   side.enough = side.independent >= min_independent;
-  d.independent = runs >= 2 ? static_cast<double>(runs) : side.independent;
+  d.independent = side.independent;
   d.runs = std::move(run);
   return d;
 }

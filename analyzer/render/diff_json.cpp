@@ -34,6 +34,8 @@ json rows(const std::vector<DiffRow>& rs) {
               {"interval", {number(r.ci_low), number(r.ci_high)}},
               {"level", r.level},
               {"interval_plain", {number(r.plain_low), number(r.plain_high)}},
+              {"df", number(r.df)},
+              {"run_factor", r.run_factor},
               {"p", r.p},
               {"p_adjusted", r.p_adjusted},
               {"change", change_name(r.change)}};
@@ -65,16 +67,35 @@ json side(const DiffSide& s) {
                      {"units", d.units},
                      {"block", d.block},
                      {"independent", d.independent}});
-  return {{"kernels", s.kernels},
-          {"inputs", s.paths},
-          {"runs", s.runs},
-          {"rounds", s.rounds},
-          {"late_rounds", s.late_rounds},
-          {"samples", s.samples},
-          {"timed", s.timed},
-          {"draws", draws},
-          {"independent", s.independent},
-          {"enough", s.enough}};
+  json j = {{"kernels", s.kernels},
+            {"inputs", s.paths},
+            {"runs", s.runs},
+            {"rounds", s.rounds},
+            {"late_rounds", s.late_rounds},
+            {"samples", s.samples},
+            {"timed", s.timed},
+            {"draws", draws},
+            {"independent", s.independent},
+            {"enough", s.enough}};
+  // A fleet's side: its inputs are hosts, its rounds the steps of their series.
+  if (s.fleet) j["fleet"] = {{"selector", s.selector}, {"step_s", s.step_s}};
+  return j;
+}
+
+// How the run-to-run variance was estimated; null with one run a side.
+json run_spread(const RunSpread& v) {
+  return {{"runs", v.runs},
+          {"borrowed", v.borrowed},
+          {"own_df", v.own_df},
+          {"df", number(v.df)},
+          {"at_floor", v.at_floor}};
+}
+
+json run_variance(const RunVariance& v) {
+  if (!v.estimated) return nullptr;
+  return {{"prior_scale", v.prior_scale},   {"prior_slope", v.prior_slope},
+          {"prior_df", number(v.prior_df)}, {"rows", v.rows},
+          {"base", run_spread(v.base)},     {"target", run_spread(v.target)}};
 }
 
 json growth(const DiffResult& d) {
@@ -118,6 +139,7 @@ class DiffJsonRenderer final : public DiffRenderer {
     j["min_independent"] = d.min_independent;
     j["base"] = side(d.base);
     j["target"] = side(d.target);
+    j["run_variance"] = run_variance(d.run_variance);
     j["groups"] = rows(d.groups);
     j["subsystems"] = rows(d.subsystems);
     j["stacks"] = rows(d.stacks);
@@ -150,6 +172,7 @@ class DiffJsonRenderer final : public DiffRenderer {
                      {"decidable", cpu.decidable},
                      {"base", side(cpu.base)},
                      {"target", side(cpu.target)},
+                     {"run_variance", run_variance(cpu.run_variance)},
                      {"groups", rows(cpu.groups)},
                      {"subsystems", rows(cpu.subsystems)},
                      {"regressions", cpu_keys(cpu.regressions)},

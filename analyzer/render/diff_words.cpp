@@ -13,6 +13,10 @@ std::string percent(double level) {
   return fmt::format("{:.{}f}%", level * 100, level > 0.99 ? 1 : 0);
 }
 
+// What a side's runs and rounds are: a fleet's are hosts and the steps of their series.
+std::string_view run_noun(const DiffSide& s) { return s.fleet ? "host" : "run"; }
+std::string_view round_noun(const DiffSide& s) { return s.fleet ? "steps" : "rounds"; }
+
 // How the bootstrap redrew one side, in words.
 std::string draws_words(const DiffSide& s) {
   if (s.draws.empty()) return "nothing to draw";
@@ -27,9 +31,9 @@ std::string draws_words(const DiffSide& s) {
     for (const RunDraw& d : s.draws) lo = std::min(lo, d.block), hi = std::max(hi, d.block);
     std::string blocks = lo == hi ? fmt::format("{}", lo) : fmt::format("{} to {}", lo, hi);
     inner = fmt::format(
-        "rounds in circular blocks of {} (Politis and White's length for its most correlated "
-        "series, at least the cube root of its rounds), {:.0f} independent blocks",
-        blocks, s.independent);
+        "{} in circular blocks of {} (Politis and White's length for its most correlated "
+        "series, at least the cube root of its {}), {:.0f} independent blocks",
+        round_noun(s), blocks, round_noun(s), s.independent);
   } else if (first.kind == DrawKind::samples) {
     inner = fmt::format("{:.0f} samples, each drawn a Poisson(1) number of times", s.independent);
   } else {
@@ -37,8 +41,51 @@ std::string draws_words(const DiffSide& s) {
         fmt::format("{:.0f} lines one by one (their weights are not sample counts)", s.independent);
   }
   if (s.runs < 2) return inner;
-  return fmt::format("its {} runs drawn with replacement, then within each drawn run {}", s.runs,
-                     inner);
+  return fmt::format("within each of its {} {}s, {}", s.runs, run_noun(s), inner);
+}
+
+std::string plural(double n, std::string_view one, std::string_view many) {
+  return fmt::format("{:.0f} {}", n, n == 1 ? one : many);
+}
+
+// Which estimate of the run-to-run variation a side's rows use.
+std::string own_spread_words(const RunSpread& s, const DiffSide& d, std::string_view side) {
+  if (s.borrowed)
+    return fmt::format("the {}'s one {} takes the other side's estimate, group by group", side,
+                       run_noun(d));
+  return fmt::format("{} on the {}'s {} {}s",
+                     plural(s.own_df, "degree of freedom", "degrees of freedom"), side, s.runs,
+                     run_noun(d));
+}
+
+// The run-to-run variation as the rows' variances were moderated: the estimate, its
+// prior, the degrees of freedom of the t.
+std::string run_variance_words(const DiffResult& d) {
+  const RunVariance& v = d.run_variance;
+  double lo = INFINITY, hi = 0;
+  for (const DiffRow& r : d.groups) {
+    if (!(r.df > 0) || r.plain_low == r.plain_high) continue;  // no spread: no t
+    lo = std::min(lo, r.df);
+    hi = std::max(hi, r.df);
+  }
+  const std::string df =
+      lo >= hi ? fmt::format("{:.0f}", hi) : fmt::format("{:.0f} to {:.0f}", lo, hi);
+  const std::string prior =
+      std::isinf(v.prior_df) ? "a prior the groups agree with closely"
+                             : fmt::format("a prior of {}", plural(v.prior_df, "degree of freedom",
+                                                                   "degrees of freedom"));
+  const size_t floor = v.base.at_floor + v.target.at_floor;
+  return fmt::format(
+      "{}-to-{} variation: each group's own spread of its {}s ({}; {}), moderated across the "
+      "{} wait groups of both sides as limma moderates variances (Smyth 2004), with {}: the "
+      "variance of a group's {}s is {:.2g} times their sampling noise plus the square of "
+      "{:.0f}% of the group's value; Student's t with {} degrees of freedom; never less than "
+      "the sampling noise within the {}s ({} held there)",
+      run_noun(d.base), run_noun(d.base), run_noun(d.base),
+      own_spread_words(v.base, d.base, "base"), own_spread_words(v.target, d.target, "target"),
+      d.groups.size(), prior, run_noun(d.base), v.prior_scale,
+      100 * std::sqrt(std::max(v.prior_slope, 0.0)), df, run_noun(d.base),
+      plural(static_cast<double>(floor), "group's variance", "groups' variances"));
 }
 
 bool draws_samples(const DiffSide& s) {
@@ -98,6 +145,9 @@ std::string side_words(const DiffSide& s) {
   std::string kernels;
   for (const std::string& k : s.kernels) kernels += (kernels.empty() ? "" : ", ") + k;
   if (kernels.empty()) kernels = "kernel unknown";
+  if (s.fleet)
+    return fmt::format("{} ({} host{} matching {}, {} steps of {:g} s)", kernels, s.runs,
+                       s.runs == 1 ? "" : "s", s.selector, s.rounds, s.step_s);
   std::string rounds = s.timed ? fmt::format(", {} rounds", s.rounds) : "";
   return fmt::format("{} ({} run{}{}, {} samples)", kernels, s.runs, s.runs == 1 ? "" : "s", rounds,
                      s.samples);
@@ -108,6 +158,9 @@ std::string basis_words(const DiffResult& d) {
     return by_share(d) ? "on-CPU samples compared by share of all CPU (cores need timed captures "
                          "whose on-CPU samples say their CPU time on both sides)"
                        : "on-CPU samples compared by cores (CPU seconds per second of the rounds)";
+  if (d.base.fleet)
+    return "compared by average blocked threads: watch's 10-second averages at each step, over "
+           "the steps at which each host was seen, the hosts being the units";
   switch (d.share_reason) {
     case ShareReason::none:
       break;
@@ -135,10 +188,12 @@ std::vector<std::string> basis_lines(const DiffResult& d) {
   std::vector<std::string> lines = {basis_words(d)};
   lines.push_back(fmt::format(
       "{} intervals of the difference: Student's t with the standard error of a bootstrap ({} "
-      "resamples, each side redrawn on its own), widened for sides of few independent units",
-      percent(d.confidence), d.resamples));
+      "resamples, each side redrawn on its own), widened for sides of few independent units{}",
+      percent(d.confidence), d.resamples,
+      d.run_variance.estimated ? " and for the variation from run to run" : ""));
   lines.push_back("  base: " + draws_words(d.base));
   lines.push_back("  target: " + draws_words(d.target));
+  if (d.run_variance.estimated) lines.push_back(run_variance_words(d));
   const size_t spin = static_cast<size_t>(
       std::count_if(d.groups.begin(), d.groups.end(), [](const DiffRow& r) { return r.spinning; }));
   const size_t family = spin && spin < d.groups.size() ? d.groups.size() - spin : d.groups.size();
@@ -165,11 +220,15 @@ std::vector<std::string> basis_lines(const DiffResult& d) {
     lines.push_back(
         "samples close in time are not independent (a task blocked now is likely blocked a "
         "moment later): drawn one by one, their intervals are a lower bound on the uncertainty");
-  if (d.base.runs < 2 || d.target.runs < 2)
+  if (d.base.runs < 2 && d.target.runs < 2 && d.base.fleet)
+    lines.push_back(
+        "one host per side: the intervals cover the noise within these hosts' series, not how "
+        "hosts differ; select several hosts a side and their spread is estimated too");
+  else if (d.base.runs < 2 && d.target.runs < 2)
     lines.push_back(
         "one run per side: the intervals cover the sampling noise of these runs, not the "
         "variation from run to run; record several runs per side (--base a b c --target d e f) "
-        "and the bootstrap over runs covers both");
+        "and their spread is estimated too");
   if (!d.decidable) lines.push_back(undecidable_words(d));
   return lines;
 }

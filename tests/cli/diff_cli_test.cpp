@@ -104,6 +104,29 @@ TEST(DiffCli, FourRunsOfOneStormAgainstFourOthersShowNoChange) {
     EXPECT_EQ(line.get<std::string>().find("one run per side"), std::string::npos) << line;
 }
 
+// Few runs a side (fixtures/two-kernels/): Debian's 6.1 twice against 6.18 three times,
+// by share (the guest's rounds are stretched by emulation). With 1 and 2 degrees of
+// freedom of their own, the runs' spread is moderated across the groups: fsync's wait
+// for the commit and the wait for writeback both grew, their intervals above zero.
+TEST(DiffCli, TwoRunsAgainstThreeFindTheCommitAndWritebackGrown) {
+  const std::string two = kFixtures + "/two-kernels/";
+  json d = diff_json({"--by", "share", "--base", kGuest,
+                      two + "bpf-source/storm-6.1.0-57-cloud-amd64.capture.zst", "--target",
+                      two + "storm-6.18.44-fc-v1300-run-1.capture.zst",
+                      two + "storm-6.18.44-fc-v1300-run-2.capture.zst",
+                      two + "storm-6.18.44-fc-v1300-run-3.capture.zst"});
+  EXPECT_EQ(d["run_variance"]["base"]["own_df"], 1);
+  EXPECT_EQ(d["run_variance"]["target"]["own_df"], 2);
+  ASSERT_GE(d["regressions"].size(), 2u) << d["regressions"].dump();
+  EXPECT_EQ(d["regressions"][0], "jbd2:force-commit");
+  EXPECT_EQ(d["regressions"][1], "mm:writeback");
+  for (const json& g : d["groups"]) {
+    if (g["key"] == "mm:writeback" || g["key"] == "jbd2:force-commit") {
+      EXPECT_GT(g["interval"][0].get<double>(), 0) << g.dump();
+    }
+  }
+}
+
 // One run a side covers the sampling noise of those runs, not the run-to-run variation:
 // run 3 against run 7 of the same storm calls a change, and the words say why one run a
 // side cannot tell that from a kernel's.
@@ -234,6 +257,30 @@ TEST(DiffCli, NullPairsWrittenAsCapturesReadBackAsTheStorm) {
   // A capture is never written over.
   EXPECT_EQ(run({NULL_PAIRS_BIN, "--from", kFixtures + "/capture/storm-overlayfs-ext4.capture",
                  "--pairs", "1", "-o", tmp.file("pairs")})
+                .status,
+            1);
+}
+
+// A design of the calibration written as files, a file a run, and diffed as a user would:
+// the growth of the design "3v3 +1 5%" in its first pair, as the benchmark finds it.
+TEST(DiffCli, ADesignOfTheCalibrationWrittenAsRunsIsDiffedAsTheBenchmarkDiffsIt) {
+  TempDir tmp;
+  RunResult w = run({NULL_PAIRS_BIN, "--from", kFixtures + "/capture/storm-overlayfs-ext4.capture",
+                     "--design", "3v3 +1 5%", "--pairs", "1", "-o", tmp.file("d")});
+  ASSERT_EQ(w.status, 0) << w.err;
+  EXPECT_EQ(w.out, "1 pairs of 3 runs a side from 59 stacks in " + tmp.file("d") + "\n");
+  std::vector<std::string> args = {"--base"};
+  for (int r = 1; r <= 3; ++r)
+    args.push_back(tmp.file("d/pair-000-base-" + std::to_string(r) + ".capture"));
+  args.push_back("--target");
+  for (int r = 1; r <= 3; ++r)
+    args.push_back(tmp.file("d/pair-000-target-" + std::to_string(r) + ".capture"));
+  json d = diff_json(args);
+  EXPECT_EQ(d["base"]["runs"], 3);
+  EXPECT_EQ(d["run_variance"]["base"]["own_df"], 2);
+  EXPECT_EQ(d["regressions"], json({"jbd2:force-commit"}));
+  EXPECT_EQ(run({NULL_PAIRS_BIN, "--from", kFixtures + "/capture/storm-overlayfs-ext4.capture",
+                 "--design", "no such design", "-o", tmp.file("e")})
                 .status,
             1);
 }

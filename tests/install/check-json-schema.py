@@ -71,6 +71,9 @@ base, target = DIFFS[2]
 documents.append(("diff --fail-if-grows",
                   output(["diff", "-f", "json", "--fail-if-grows", "jbd2:*=0.5", "--fail-if-grows", "nothing:*",
                           "--base", f"{fixtures}/{base}", "--target", f"{fixtures}/{target}"], ok=(0, 1, 125))))
+# Several runs a side: the run-to-run variance moderated across the groups.
+runs = [f"{fixtures}/capture/storm-run-{i}.capture.zst" for i in range(1, 5)]
+documents.append(("diff of runs", output(["diff", "-f", "json", "--base"] + runs[:2] + ["--target"] + runs[2:])))
 base, target = DIFFS[3]  # on-CPU groups checked in share points of CPU
 documents.append(("diff --fail-if-grows on CPU",
                   output(["diff", "-f", "json", "--fail-if-grows", "mm:*=1",

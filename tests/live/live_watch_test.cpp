@@ -3,13 +3,14 @@
 // a counted error, and a real Prometheus server scrapes its metrics. Each test waits for
 // what watch says (its standard error, its /metrics), never for a while; watch, the
 // storm, the FUSE mount and Prometheus are ended by pid and removed whatever happens.
-#include <gtest/gtest.h>
-#include <sys/mount.h>
-#include <sys/stat.h>
-
 #include <arpa/inet.h>
+#include <fmt/format.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
 
 #include <algorithm>
 #include <cstring>
@@ -182,6 +183,30 @@ TEST(LiveWatch, SigusrOneWritesACaptureNow) {
   EXPECT_GE(c.rounds.size(), 3u);
   RunResult report = run({HANGSCOPE_BIN, "report", files[0]});
   EXPECT_EQ(report.status, 0) << report.err;
+}
+
+// The info metric a fleet's queries join on (docs/diff.md, "A fleet") names this
+// watch's version (as --version prints it), this kernel's release and this host, as
+// uname says them.
+TEST(LiveWatch, TheInfoMetricNamesTheVersionThisKernelAndThisHost) {
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  TempDir tmp;
+  WatchProcess watch({HANGSCOPE_BIN, "watch", "-i", "100", "--dir", tmp.file("captures"),
+                      "--blocked-for", "off", "--avg-blocked", "off", "--psi-full", "off",
+                      "--no-kmsg", "--listen", "127.0.0.1:0"});
+  const int port = watch.metrics_port(seconds(30));
+  ASSERT_GT(port, 0) << watch.errors();
+  ASSERT_TRUE(wait_rounds(port, 1, seconds(30)));
+  const std::string metrics = http_get(port, "/metrics");
+  const std::string first = run({HANGSCOPE_BIN, "--version"}).out;
+  const std::string version = first.substr(10, first.find('\n') - 10);  // "hangscope X"
+  utsname u{};
+  ASSERT_EQ(uname(&u), 0);
+  const std::string line =
+      fmt::format("\nhangscope_info{{version=\"{}\",kernel=\"{}\",host=\"{}\"}} 1\n", version,
+                  u.release, u.nodename);
+  EXPECT_NE(metrics.find(line), std::string::npos) << line << metrics;
+  EXPECT_EQ(watch.stop(), 0);
 }
 
 // A full disk: one line on stderr, a counted error, no file with a final name, and

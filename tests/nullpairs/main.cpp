@@ -5,11 +5,18 @@
 //   hangscope-null-pairs --from fixtures/capture/storm-overlayfs-ext4.capture -o DIR
 //   for b in DIR/*-base.capture; do hangscope diff --base $b --target
 //   ${b%-base.capture}-target.capture; done
+//
+// With --design NAME, the pairs of a design of the calibration (calibration.hpp: runs a
+// side, run effects, growth) as the benchmark draws them, a file a run:
+//
+//   hangscope-null-pairs --from ... --design '3v3 +1 5%' -o DIR
+//   hangscope diff --base DIR/pair-000-base-*.capture --target DIR/pair-000-target-*.capture
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
 
+#include "calibration.hpp"
 #include "hangscope/ingest.hpp"
 #include "null_pairs.hpp"
 
@@ -17,7 +24,7 @@ using namespace hangscope;
 
 int main(int argc, char** argv) {
   CLI::App app{"Writes pairs of captures whose sides come from the same distribution"};
-  std::string from, dir;
+  std::string from, dir, design;
   unsigned pairs = 100, rounds = 150;
   uint64_t seed = 1;
   app.add_option("--from", from, "The real capture whose stacks' rates are drawn from")->required();
@@ -26,12 +33,37 @@ int main(int argc, char** argv) {
   app.add_option("--rounds", rounds, "Rounds of each capture")->capture_default_str();
   app.add_option("--seed", seed, "Seed of the first capture; capture i has seed + i")
       ->capture_default_str();
+  app.add_option("--design", design,
+                 "The pairs of a design of the calibration ('3v3 +1 5%'), a file a run; its "
+                 "pairs unless --pairs is given, its rounds and seeds")
+      ->excludes("--seed")
+      ->excludes("--rounds");
   CLI11_PARSE(app, argc, argv);
   try {
     Capture real;
     read_input(from, "", real);
     nullpairs::NullModel model = nullpairs::null_model(real);
     std::filesystem::create_directories(dir);
+    if (!design.empty()) {
+      const nullpairs::Design& d = nullpairs::design(design);
+      const unsigned count = app.count("--pairs") ? pairs : d.pairs;
+      const std::string command =
+          fmt::format("hangscope-null-pairs --from {} --design '{}'", from, design);
+      for (bool target : {false, true}) {
+        const nullpairs::NullModel side = nullpairs::side_model(d, model, target);
+        for (unsigned i = 0; i < count; ++i)
+          for (unsigned r = 0; r < d.runs; ++r) {
+            const uint64_t s = nullpairs::run_seed(d, i, target, r);
+            nullpairs::write_capture(nullpairs::null_capture(side, d.rounds, s, d.spread),
+                                     fmt::format("{}/pair-{:03}-{}-{}.capture", dir, i,
+                                                 target ? "target" : "base", r + 1),
+                                     fmt::format("{} (run seed {})", command, s));
+          }
+      }
+      fmt::print("{} pairs of {} runs a side from {} stacks in {}\n", count, d.runs,
+                 model.stacks.size(), dir);
+      return 0;
+    }
     const std::string command =
         fmt::format("hangscope-null-pairs --from {} --rounds {} --seed {}", from, rounds, seed);
     for (unsigned i = 0; i < pairs; ++i)

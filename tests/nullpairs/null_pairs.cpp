@@ -4,10 +4,14 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <random>
+#include <stdexcept>
 #include <system_error>
 
 #include "hangscope/capture_writer.hpp"
+#include "hangscope/classify.hpp"
 #include "hangscope/ingest.hpp"
 
 namespace hangscope::nullpairs {
@@ -22,9 +26,14 @@ NullModel null_model(const Capture& real) {
   for (const TaskSample& s : real.samples)
     if (s.round != kNoRound) weight[s.stack] += static_cast<double>(s.weight);
   const double rounds = static_cast<double>(real.timed_rounds());
+  const Classification cls = classify(real.stacks, builtin_rules());
   for (StackId id = 0; id < weight.size(); ++id) {
     if (weight[id] == 0 || rounds == 0) continue;
     NullStack ns;
+    const std::string& group = cls.groups[cls.group(id)].name;
+    auto g = std::find(m.groups.begin(), m.groups.end(), group);
+    ns.group = static_cast<size_t>(g - m.groups.begin());
+    if (g == m.groups.end()) m.groups.push_back(group);
     for (FrameId f : real.stacks.stack(id)) {
       ns.names.emplace_back(real.stacks.function(f));
       ns.modules.emplace_back(real.stacks.module(f));
@@ -35,8 +44,24 @@ NullModel null_model(const Capture& real) {
   return m;
 }
 
-Capture null_capture(const NullModel& model, uint32_t rounds, uint64_t seed) {
-  Capture c;
+double group_rate(const NullModel& model, const std::string& group) {
+  double rate = 0;
+  for (const NullStack& ns : model.stacks)
+    if (model.groups[ns.group] == group) rate += ns.rate;
+  return rate;
+}
+
+NullModel grown(const NullModel& model, const std::string& group, double threads) {
+  const double rate = group_rate(model, group);
+  if (rate <= 0) throw std::invalid_argument("the model has no wait group " + group);
+  NullModel m = model;
+  for (NullStack& ns : m.stacks)
+    if (m.groups[ns.group] == group) ns.rate *= (rate + threads) / rate;
+  return m;
+}
+
+void add_null_run(Capture& c, const NullModel& model, uint32_t rounds, uint64_t seed,
+                  double spread) {
   SourceInfo info;
   info.path = fmt::format("null-{}.capture", seed);
   info.format = "capture";
@@ -53,12 +78,19 @@ Capture null_capture(const NullModel& model, uint32_t rounds, uint64_t seed) {
   }
   const StrId comm = b.intern("null-task");
   std::mt19937_64 rng(seed);
+  // The run's effect on each wait group: lognormal, mean 1 (the log's mean -spread^2/2).
+  std::vector<double> effect(model.groups.size(), 1.0);
+  if (spread > 0) {
+    std::normal_distribution<double> z(-spread * spread / 2, spread);
+    for (double& e : effect) e = std::exp(z(rng));
+  }
   const auto interval_ns = static_cast<int64_t>(model.interval_s * 1e9);
   for (uint32_t r = 0; r < rounds; ++r) {
     uint32_t round = b.add_round(Round{{}, 0, r, r * interval_ns, false});
     int32_t tid = 1000;
     for (size_t s = 0; s < stacks.size(); ++s) {
-      const int n = std::poisson_distribution<int>(model.stacks[s].rate)(rng);
+      const NullStack& ns = model.stacks[s];
+      const int n = std::poisson_distribution<int>(ns.rate * effect[ns.group])(rng);
       for (int i = 0; i < n; ++i) {
         TaskSample t;
         t.round = round;
@@ -71,6 +103,11 @@ Capture null_capture(const NullModel& model, uint32_t rounds, uint64_t seed) {
       }
     }
   }
+}
+
+Capture null_capture(const NullModel& model, uint32_t rounds, uint64_t seed, double spread) {
+  Capture c;
+  add_null_run(c, model, rounds, seed, spread);
   return c;
 }
 

@@ -21,13 +21,15 @@ namespace {
 
 const std::filesystem::path kDir = HANGSCOPE_FIXTURES "/two-kernels";
 
-// storm-<release>.capture (or .capture.zst when it had to be compressed).
-std::vector<std::string> storm_captures() {
+// storm-<release>.capture (or .capture.zst when it had to be compressed); with `runs`,
+// the host's runs for a diff of a few runs a side, storm-<release>-run-<n>.capture.zst.
+std::vector<std::string> storm_captures(bool runs = false) {
   std::vector<std::string> files;
   for (const auto& e : std::filesystem::directory_iterator(kDir)) {
     std::string name = e.path().filename().string();
     if (name.starts_with("storm-") &&
-        (name.ends_with(".capture") || name.ends_with(".capture.zst")))
+        (name.ends_with(".capture") || name.ends_with(".capture.zst")) &&
+        (name.find("-run-") != std::string::npos) == runs)
       files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
@@ -144,4 +146,29 @@ TEST(TwoKernelCaptures, TheBpfSourceOn61SamplesWhatProcDoes) {
     ++compared;
   }
   EXPECT_EQ(compared, 4u);  // rename lock, force commit, log space, commit
+}
+
+// The three runs of the host's side (make-host-runs.sh): complete captures of the storm
+// by `hangscope record`, named for their one release, which is not the guest's 6.1.
+TEST(TwoKernelCaptures, ThreeHostRunsOfOneRelease) {
+  std::vector<std::string> files = storm_captures(true);
+  ASSERT_EQ(files.size(), 3u) << "expected three host runs in " << kDir;
+  std::vector<std::string> releases;
+  for (const std::string& f : files) {
+    KernelCapture k = load(f);
+    ASSERT_EQ(k.capture.sources.size(), 1u);
+    const SourceInfo& src = k.capture.sources[0];
+    EXPECT_EQ(src.skipped_lines, 0u) << f << ": first bad line " << src.first_skipped;
+    EXPECT_FALSE(src.truncated) << f << " was cut short";
+    EXPECT_TRUE(src.timed) << f;
+    EXPECT_GT(k.capture.rounds.size(), 200u) << f;
+    const std::string name = std::filesystem::path(f).filename().string();
+    EXPECT_TRUE(name.starts_with("storm-" + src.kernel + "-run-"))
+        << name << " records " << src.kernel;
+    EXPECT_NE(src.header.at("command").find(" record "), std::string::npos) << f;
+    EXPECT_TRUE(k.groups.count("jbd2:force-commit")) << f;
+    releases.push_back(src.kernel);
+  }
+  EXPECT_EQ(std::count(releases.begin(), releases.end(), releases[0]), 3);
+  EXPECT_FALSE(releases[0].starts_with("6.1.")) << releases[0];
 }

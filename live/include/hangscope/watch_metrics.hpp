@@ -12,6 +12,14 @@
 namespace hangscope {
 
 struct WatchMetrics {
+  // Who exports them (hangscope_info): a fleet's queries select hosts by these and join
+  // them onto the group series (hangscope diff --prometheus, docs/diff.md).
+  struct Identity {
+    std::string version;  // hangscope's
+    std::string kernel;   // uname -r
+    std::string host;     // the host name
+  };
+  Identity identity;
   uint64_t rounds = 0;
   uint64_t late_rounds = 0;
   double sampler_cpu_seconds = 0;  // user and system CPU of the whole watch process

@@ -10,6 +10,7 @@
 
 #include "hangscope/analysis.hpp"
 #include "hangscope/classify.hpp"
+#include "hangscope/host_series.hpp"
 #include "hangscope/model.hpp"
 
 namespace hangscope {
@@ -52,6 +53,10 @@ struct DiffRow {
   double level = 0;
   // The plain interval at DiffResult::confidence, for every row.
   double plain_low = 0, plain_high = 0;
+  // Student's t behind the interval and p: its degrees of freedom, and the factor by
+  // which the run-to-run variation widens the sampling variance (1 with one run a side).
+  double df = 0;
+  double run_factor = 1;
   double p = 1;           // bootstrap p-value of no change (two-sided)
   double p_adjusted = 1;  // Holm's adjusted p-value within the row's table
   // grew / shrank / appeared / vanished only when the change is significant after the
@@ -92,7 +97,7 @@ struct RunDraw {
 
 struct DiffSide {
   std::vector<std::string> kernels;  // distinct kernel releases of its inputs
-  std::vector<std::string> paths;
+  std::vector<std::string> paths;    // its inputs; a fleet's side: its hosts
   uint64_t runs = 0;
   uint64_t rounds = 0;
   uint64_t samples = 0;
@@ -101,6 +106,36 @@ struct DiffSide {
   std::vector<RunDraw> draws;  // one per run
   double independent = 0;      // summed over the runs
   bool enough = false;         // independent >= DiffOptions::min_independent
+  // A fleet's side (hangscope diff --prometheus): its runs are hosts, its rounds the
+  // steps of the series at which each was seen, step_s apart; chosen by `selector`.
+  bool fleet = false;
+  std::string selector;
+  double step_s = 0;
+};
+
+// How the run-to-run variance of a table's rows was estimated when a side has several
+// runs (docs/diff.md, "Few runs"): each row's own spread of its runs on each side, in
+// units of its sampling noise within them, moderated across the rows of the table on
+// both sides (empirical Bayes, as limma's moderated t), and at least that sampling noise.
+struct RunSpread {  // one side's
+  size_t runs = 0;
+  bool borrowed = false;  // one run: the other side's estimate, row by row
+  double own_df = 0;      // a row's own: runs - 1
+  double df = 0;          // of a row's variance: own + prior, at most all rows' own pooled
+  size_t at_floor = 0;    // rows whose variance is the sampling noise within the runs
+};
+
+struct RunVariance {
+  bool estimated = false;  // some side has several runs
+  // The prior's factor of a row, run-to-run over sampling variance: prior_scale +
+  // prior_slope * c for a row of c effective samples a run (its value^2 over its sampling
+  // variance in a run). Runs that differ by a fraction v of every row's value beyond the
+  // sampling noise make prior_scale 1 and prior_slope v^2.
+  double prior_scale = 1;
+  double prior_slope = 0;
+  double prior_df = 0;  // borrowed from the other rows (infinite: the rows all alike)
+  size_t rows = 0;      // the rows (of both sides) the prior was fitted on
+  RunSpread base, target;
 };
 
 // --fail-if-grows GROUP[=AMOUNT]: a glob on wait-group names, and the growth that
@@ -148,6 +183,7 @@ struct OnCpuDiff {
   DiffBasis basis = DiffBasis::share;
   bool decidable = false;
   DiffSide base, target;  // how each side's on-CPU samples were redrawn
+  RunVariance run_variance;
   std::vector<DiffRow> groups;  // by delta, largest growth first
   std::vector<DiffRow> subsystems;
   std::vector<size_t> regressions;  // as DiffResult's, into groups
@@ -163,6 +199,7 @@ struct DiffResult {
   // Both sides have enough independent units for the intervals to hold their level.
   bool decidable = false;
   double min_independent = 0;
+  RunVariance run_variance;     // of the wait groups' table
   std::vector<DiffRow> groups;  // by delta, largest growth first
   std::vector<DiffRow> subsystems;
   std::vector<DiffRow> stacks;
@@ -204,6 +241,12 @@ struct DiffOptions {
 };
 
 DiffResult diff(const DiffInput& base, const DiffInput& target, const DiffOptions& options = {});
+
+// Two sides of a fleet (fleet_diff.cpp): every wait group's and subsystem's average
+// blocked threads over the hosts of each side, the hosts being its runs and the steps of
+// their series its rounds: the same tables, intervals and growth checks as captures get
+// (no stacks: watch exports none).
+DiffResult diff(const FleetSide& base, const FleetSide& target, const DiffOptions& options = {});
 
 // The subsystem a kernel function belongs to, from its module or its name
 // ("jbd2_log_wait_commit" -> "jbd2", "ovl_copy_up_one" -> "overlayfs"); "" if unknown.
