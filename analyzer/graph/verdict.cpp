@@ -225,6 +225,10 @@ class VerdictWriter {
     }
     if (!rule || rule->subject.empty()) return {c_.cls.groups[n.group].title, {}, {}};
     Subject out{rule->subject, {}, {}};
+    // "a {title}": the group's title, with its caller where the rule names groups by it
+    // ("a mutex in linkwatch_event").
+    if (const size_t at = out.text.find("{title}"); at != std::string::npos)
+      out.text.replace(at, 7, c_.cls.groups[n.group].title);
     if (out.text.find("{device}") != std::string::npos) out.device = n.device;
     if (out.text.find("{holder}") != std::string::npos) out.holder = subject_holder_of(v);
     return out;

@@ -3,10 +3,12 @@
 // tasks it started. For every one, the report's opening lines (the first finding of the
 // verdict) name the dominant wait (what the heaviest group waits for) and the holder task
 // or the root beyond it, name no false root, and at most 2% of the blocked samples are
-// unclassified.
+// unclassified. A scenario of two independent hangs has a second finding (`also`) that
+// names its own root and holder and nothing of the first.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -64,6 +66,39 @@ std::string opening_lines(const std::string& text) {
   return out;
 }
 
+// The verdict's `also:` line whose words hold `subject`; empty when none does.
+std::string also_line(const std::string& text, const std::string& subject) {
+  size_t at = 0;
+  for (;;) {
+    const size_t nl = text.find('\n', at);
+    const std::string line = text.substr(at, nl - at);
+    if (line.empty() || nl == std::string::npos) return {};
+    if (line.starts_with("also: ") && line.find(subject) != std::string::npos) return line;
+    at = nl + 1;
+  }
+}
+
+// Whether `text` names `name` as a word of its own: "loop1" in "loop1:" or "loop1-8",
+// not in "loop12".
+bool names(const std::string& text, const std::string& name) {
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if (end == text.size() || !std::isdigit(static_cast<unsigned char>(text[end]))) return true;
+  }
+  return false;
+}
+
+// Whether `text` names the task "comm tid[,tid...]" as "comm (tid)", any of the tids.
+bool names_holder(const std::string& text, const std::string& value) {
+  const size_t sp = value.rfind(' ');
+  const std::string comm = value.substr(0, sp);
+  std::string tids = value.substr(sp + 1) + ",";
+  for (size_t at = 0, comma; (comma = tids.find(',', at)) != std::string::npos; at = comma + 1)
+    if (text.find(fmt::format("{} ({})", comm, tids.substr(at, comma - at))) != std::string::npos)
+      return true;
+  return false;
+}
+
 // The heaviest wait group that is not idle.
 const WaitGroup* dominant_group(const Analysis& a, const RuleSet& rules) {
   for (const GroupSummary& g : a.summary.groups) {
@@ -85,7 +120,8 @@ TEST(Zoo, EveryScenarioHasCapturesAndKeys) {
   }
   for (const char* s :
        {"fuse-stalled", "fsfreeze", "fsfreeze-held", "page-lock", "page-lock-async", "dir-lock",
-        "mmap-lock", "dirty-throttle", "ext4-storm", "sync-dead-device"})
+        "mmap-lock", "dirty-throttle", "ext4-storm", "sync-dead-device",
+        "two-storms"})
     EXPECT_GE(takes[s], 2) << s << ": a take to write the rules on and one held out";
 }
 
@@ -117,21 +153,25 @@ TEST(Zoo, OpeningLinesNameTheDominantWaitAndItsHolderOrRoot) {
       } else if (what == "holder") {
         // "comm tid[,tid...]": the task that holds what they wait for (any of them),
         // named as "comm (tid)".
-        const size_t sp = value.rfind(' ');
-        const std::string comm = value.substr(0, sp);
-        bool named = false;
-        std::string tids = value.substr(sp + 1) + ",";
-        for (size_t at = 0, comma; (comma = tids.find(',', at)) != std::string::npos;
-             at = comma + 1)
-          named = named || opening.find(fmt::format(
-                               "{} ({})", comm, tids.substr(at, comma - at))) != std::string::npos;
-        EXPECT_TRUE(named) << "holder " << value << " not named";
+        EXPECT_TRUE(names_holder(opening, value)) << "holder " << value << " not named";
       } else if (what == "root") {
         const std::string subject = subject_words(c, first);
         EXPECT_NE(subject.find(value), std::string::npos)
             << "subject '" << subject << "', not " << value;
       } else if (what == "not") {
-        EXPECT_EQ(opening.find(value), std::string::npos) << "false root: " << value;
+        EXPECT_FALSE(names(opening, value)) << "false root: " << value;
+      }
+    }
+    // A second, independent hang: its own line, its own holder, nothing of the first.
+    if (auto also = k.lines.find("also"); also != k.lines.end()) {
+      const std::string line = also_line(text, also->second);
+      ASSERT_FALSE(line.empty()) << "no 'also:' line names " << also->second << "\n" << text;
+      for (const auto& [what, value] : k.lines) {
+        if (what == "also-holder") {
+          EXPECT_TRUE(names_holder(line, value)) << "holder " << value << " not named: " << line;
+        } else if (what == "also-not") {
+          EXPECT_FALSE(names(line, value)) << value << " in: " << line;
+        }
       }
     }
 
