@@ -78,9 +78,10 @@ bool devices_unknown(const WaitGraph& g) {
 // What the first frames say instead of such a verdict.
 std::string unsettled_words(size_t blocked, size_t rounds) {
   return fmt::format(
-      "{} blocked thread{} in the first {} round{}: their devices are not known yet, and what "
-      "they wait on is not told apart until they are",
-      blocked, blocked == 1 ? "" : "s", rounds, rounds == 1 ? "" : "s");
+      "{} blocked thread{} in the first {}: their devices are not known yet, and what they "
+      "wait on is not told apart until they are",
+      blocked, blocked == 1 ? "" : "s",
+      rounds == 1 ? std::string("round") : fmt::format("{} rounds", rounds));
 }
 
 }  // namespace

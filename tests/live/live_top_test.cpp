@@ -207,10 +207,22 @@ TEST(LiveTop, TwoHangsOnTwoFileSystemsAreNeverBlendedFromTheFirstFrame) {
     const bool on_a = names(verdict, a.device()), on_b = names(verdict, b.device());
     EXPECT_FALSE(on_a && on_b) << "one verdict names both devices";
     if (!on_a && !on_b) continue;  // not known yet, said so, or neither storm's words
+    // One storm has 20 workers, and its journal thread and workqueue workers besides:
+    // more blocked threads on one journal are both storms'.
+    std::smatch amount;
+    ASSERT_TRUE(std::regex_search(verdict, amount, std::regex(R"(^([0-9.]+) blocked)")));
+    EXPECT_LE(std::stod(amount[1]), 24.0) << "both storms' threads on one journal";
+    // No wait said twice with the same holder (once directly, once behind them).
+    std::map<std::string, int> parts;
+    const std::regex part(R"((?:for|in) [a-z][^,()]*? \([^()]*\(\d+\)\))");
+    for (std::sregex_iterator m(verdict.begin(), verdict.end(), part), end; m != end; ++m)
+      EXPECT_EQ(++parts[m->str()], 1) << m->str() << " twice";
     const int storm = on_a ? a.storm_pid() : b.storm_pid();
     for (std::sregex_iterator m(verdict.begin(), verdict.end(), worker), end; m != end; ++m) {
       const int parent = parent_of(std::stoi((*m)[1]));
-      if (parent != 0) EXPECT_EQ(parent, storm) << (*m)[0] << " is of the other storm";
+      if (parent != 0) {
+        EXPECT_EQ(parent, storm) << (*m)[0] << " is of the other storm";
+      }
     }
   }
   // The first frame: a verdict of one device, or words that say the devices are not

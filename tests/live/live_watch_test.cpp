@@ -319,20 +319,20 @@ TEST(LiveWatch, ACaptureOfMixedIntervalsTellsTimeByItsRounds) {
   std::vector<bool> in(c.rounds.size(), false);
   for (const TaskSample& s : c.samples)
     if (s.tid == fan.stuck()) in[s.round] = true;
-  double run = 0;
+  double longest_run = 0;
   for (size_t r = 0; r < in.size();) {
     size_t last = r;
-    if (in[r])
-      while (last + 1 < in.size() && in[last + 1]) ++last;
+    while (in[r] && last + 1 < in.size() && in[last + 1]) ++last;
     const int64_t end = last + 1 < in.size()
                             ? c.rounds[last + 1].time_ns
                             : 2 * c.rounds[last].time_ns - c.rounds[last - 1].time_ns;
-    if (in[r]) run = std::max(run, (end - c.rounds[r].time_ns) / 1e9);
+    if (in[r]) longest_run = std::max(longest_run, (end - c.rounds[r].time_ns) / 1e9);
     r = last + 1;
   }
-  EXPECT_NEAR(stuck->longest_s, run, 1e-6);
-  if (std::count(in.begin(), in.end(), true) == static_cast<long>(in.size()))
+  EXPECT_NEAR(stuck->longest_s, longest_run, 1e-6);
+  if (std::count(in.begin(), in.end(), true) == static_cast<long>(in.size())) {
     EXPECT_NEAR(stuck->longest_s, span, 0.05 * span);
+  }
   RunResult report = run({HANGSCOPE_BIN, "report", captures[0]});
   EXPECT_EQ(report.status, 0) << report.err;
   EXPECT_NE(report.out.find(fmt::format("{} rounds over {:.2f} s", c.rounds.size(),
