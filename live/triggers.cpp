@@ -24,8 +24,7 @@ double BlockedTracker::Stretch::seconds_at(int64_t time_ns) const {
 }
 
 void BlockedTracker::add(const RoundWindow& w, const WindowRound& r) {
-  // The tasks of this round go on, and those missing from this round only; the longest
-  // is of this round's: a task not recorded now is not blocked now.
+  // The tasks of this round go on, and those missing from this round only.
   ++rounds_;
   next_.clear();
   longest_ = {};
@@ -49,14 +48,17 @@ void BlockedTracker::add(const RoundWindow& w, const WindowRound& r) {
       st.run = SwitchStretch{t.pid, 0, 0, t.time_ns, false};
     }
     st.seen = rounds_;
-    next_[t.tid] = st;
+    st.comm = w.strings().get(t.comm);
     const double s = st.seconds_at(t.time_ns);
-    if (!longest_.tid || s > longest_.seconds) {
-      longest_ = {t.pid, t.tid, std::string(w.strings().get(t.comm)), s};
-    }
+    if (!longest_.tid || s > longest_.seconds) longest_ = {t.pid, t.tid, st.comm, s};
+    next_[t.tid] = std::move(st);
   }
-  for (const auto& [tid, st] : stretches_)
-    if (st.seen + 1 == rounds_) next_.try_emplace(tid, st);
+  for (const auto& [tid, st] : stretches_) {
+    if (st.seen + 1 != rounds_ || next_.contains(tid)) continue;
+    next_.emplace(tid, st);
+    const double s = st.seconds_at(r.time_ns);
+    if (!longest_.tid || s > longest_.seconds) longest_ = {st.run.pid, tid, st.comm, s};
+  }
   std::swap(stretches_, next_);
 }
 

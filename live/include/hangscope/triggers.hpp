@@ -51,7 +51,7 @@ struct Firing {
 // group's access_waitq), and a jbd2 log-space or page-lock waiter by unrelated commits
 // and bits, so their switch counts climb while they stay stuck. Such a task is caught
 // on a CPU now and then, and missing from a round: missing from one round only, it
-// keeps its stretches.
+// keeps its stretches, and counts for the longest of that round as it was.
 class BlockedTracker {
  public:
   // The next complete round of `w` (rounds in order).
@@ -73,6 +73,7 @@ class BlockedTracker {
     StackId stack = 0;       // in one wait: this stack in every round since wait_ns
     int64_t wait_ns = 0;
     uint64_t seen = 0;       // the round (count of add()) it was last recorded in
+    std::string comm;
     double seconds_at(int64_t time_ns) const;
   };
   absl::flat_hash_map<int32_t, Stretch> stretches_, next_;
