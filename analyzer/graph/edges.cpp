@@ -238,8 +238,11 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
   const std::vector<uint32_t> none;
   const bool several = c.devices.size() > 2;  // two devices or more known (0 is "unknown")
   // Joins the waiters `w` under key `k` to the sampled holders of `rule`; false when
-  // there are none.
+  // there are none. `untied` is set where holders were sampled on known devices but the
+  // waiters' device is not known among several.
+  bool untied = false;
   auto join = [&](const Key& k, const Waiting& w, uint32_t rule) {
+    untied = false;
     const HolderRule& h = rules.groups[rule].holder;
     const bool device_scope = h.scope == HolderScope::device;
     const std::vector<uint32_t>* list = &by_rule[rule];
@@ -259,7 +262,10 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
       if (on_device && cand.any_thread) continue;
       bool assumed = false, one_fs = false;
       if (device_scope) {
-        if (!same_place(k, cand.key, several)) continue;
+        if (!same_place(k, cand.key, several)) {
+          untied = untied || (several && !k.device && !k.blockless && cand.key.device);
+          continue;
+        }
         // Two tasks on file systems of one type without a block device may be on two
         // mounts of it: assumed, but no device was missing.
         one_fs = (!k.device && !k.blockless) || (!cand.key.device && !cand.key.blockless) ||
@@ -300,6 +306,11 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
   for (const auto& [k, w] : waiting) {
     const HolderRule& h = rules.groups[k.rule].holder;
     if (join(k, w, k.rule)) continue;
+    if (untied) {  // its holder was sampled, on a device these tasks may not be on
+      edges.add(k.node, c.untied_node(k.rule), w.weight, Confidence::assumed, false, h.label,
+                k.rule);
+      continue;
+    }
     if (h.fuse_daemon && k.tgid != 0) {
       fall_back(k, w, k.rule);
       continue;

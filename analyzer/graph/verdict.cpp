@@ -168,7 +168,7 @@ class VerdictWriter {
     if (!best->holders.empty()) h.task = best->holders.front().task;
     const GraphNode& to = g_.nodes[best->to];
     if (!h.has_task() && to.kind == NodeKind::unseen)
-      h.place = c_.rules.groups[to.rule].holder.unseen;  // its words, without the device
+      h.place = to.unseen;  // its words, without the device
     else if (!h.has_task() && to.kind != NodeKind::group)
       h.node = best->to;
     return h;

@@ -262,6 +262,9 @@ std::vector<std::string> verdict_lines(const Report& r) {
       if (f.assumed_one_fs) lines.push_back(assumed_words(g.verdict.devices));
     } else if (f.total >= 0.05 * findings[0].total) {
       lines.push_back("also: " + finding_line(r, f, 2));
+      // Among several devices, a line of tasks of none says so: it is not one of theirs.
+      if (f.assumed_one_fs && g.verdict.devices > 1)
+        lines.push_back(assumed_words(g.verdict.devices));
     }
   }
   lines.insert(lines.end(), on_cpu.begin(), on_cpu.end());

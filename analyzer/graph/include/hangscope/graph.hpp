@@ -48,7 +48,7 @@ struct GraphNode {
   // `device` is where all its samples with a known device were, if they were on one).
   bool per_device = false;
   std::string mount_point;      // group nodes of one FUSE daemon's waiters: what it serves
-  std::string unseen;           // unseen nodes: the rule's words for the holder nobody saw
+  std::string unseen;           // unseen nodes: the words for the holder nobody saw (the rule's)
   double weight = 0;            // its tasks' average blocked threads (samples when untimed)
   uint64_t samples = 0;
   std::vector<WeightedTask> tasks;  // its heaviest tasks (a few); task nodes: the task
