@@ -52,7 +52,8 @@ std::string prometheus_text(const WatchMetrics& m) {
     fmt::format_to(o, "hangscope_blocked_threads{{group=\"other\",subsystem=\"other\"}} {:.6g}\n",
                    rest);
   family(out, "hangscope_longest_blocked_seconds", "gauge",
-         "How long the task blocked longest without running has been blocked.");
+         "How long the task blocked longest has been blocked: without running, or in the "
+         "same wait in every round since.");
   fmt::format_to(o, "hangscope_longest_blocked_seconds {:.6g}\n", m.longest_blocked_seconds);
   family(out, "hangscope_rounds_total", "counter", "Rounds sampled.");
   fmt::format_to(o, "hangscope_rounds_total {}\n", m.rounds);

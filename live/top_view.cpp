@@ -4,6 +4,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <system_error>
@@ -63,6 +65,25 @@ std::string chain_of(const Report& r, const std::string& group, const std::strin
   return {};
 }
 
+// Whether the verdict ties tasks whose device is not known to one device, journal or
+// holder: it assumed one file system, or names a subject of an unknown device.
+bool devices_unknown(const WaitGraph& g) {
+  for (const Finding& f : g.verdict.findings)
+    if (f.assumed_one_fs ||
+        (f.subject_device.empty() && f.subject.find("{device}") != std::string::npos))
+      return true;
+  return false;
+}
+
+// What the first frames say instead of such a verdict.
+std::string unsettled_words(size_t blocked, size_t rounds) {
+  return fmt::format(
+      "{} blocked thread{} in the first {}: their devices are not known yet, and what they "
+      "wait on is not told apart until they are",
+      blocked, blocked == 1 ? "" : "s",
+      rounds == 1 ? std::string("round") : fmt::format("{} rounds", rounds));
+}
+
 }  // namespace
 
 TopModel::TopModel(const RuleSet& rules, TopSettings settings)
@@ -95,6 +116,13 @@ TopFrame TopModel::frame(const RoundWindow& w) {
   f.verdict = verdict.empty() ? "no blocked tasks in the last " +
                                     std::to_string(s_.verdict_span_ns / 1'000'000'000) + " s"
                               : verdict.front();
+  const bool young = now_ns - w.rounds().front().time_ns < s_.settle_ns;
+  if (young && devices_unknown(analysis.graph)) {
+    auto [begin, end] = w.tasks(*newest);
+    const size_t blocked = static_cast<size_t>(std::count_if(
+        begin, end, [&](const WindowTask& t) { return !groups_.idle(cls.group(t.stack)); }));
+    f.verdict = unsettled_words(blocked, w.rounds().size());
+  }
 
   // The groups: loads over both spans, and one pass over the long span for the
   // sparkline, the device and the most sampled stack.
@@ -161,8 +189,7 @@ TopFrame TopModel::frame(const RoundWindow& w) {
     row.tid = t->tid;
     row.comm = std::string(str.get(t->comm));
     row.state = t->state;
-    if (const SwitchStretch* st = blocked_.stretch(t->tid); st && (t->flags & kWindowSwitches))
-      row.blocked_s = st->seconds_at(t->time_ns);
+    row.blocked_s = blocked_.seconds(t->tid, t->time_ns);
     row.group = cls.groups[g].name;
     if (t->context) {
       const WindowContext& c = w.context(t->context);

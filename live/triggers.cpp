@@ -18,24 +18,54 @@ std::string_view trigger_name(TriggerKind k) {
   return "?";
 }
 
+double BlockedTracker::Stretch::seconds_at(int64_t time_ns) const {
+  const double in_wait = static_cast<double>(time_ns - wait_ns) / 1e9;
+  return counts ? std::max(in_wait, run.seconds_at(time_ns)) : in_wait;
+}
+
 void BlockedTracker::add(const RoundWindow& w, const WindowRound& r) {
-  // Only the tasks of this round go on: a task not recorded now is not blocked now.
+  // The tasks of this round go on, and those missing from this round only.
+  ++rounds_;
   next_.clear();
   longest_ = {};
   auto [begin, end] = w.tasks(r);
   for (auto it = begin; it != end; ++it) {
     const WindowTask& t = *it;
-    if (!(t.flags & kWindowSwitches)) continue;
-    SwitchStretch st;
-    if (auto old = stretches_.find(t.tid); old != stretches_.end()) st = old->second;
-    st.extend(t.pid, t.voluntary_switches, t.involuntary_switches, t.time_ns);
-    next_[t.tid] = st;
-    double s = st.seconds_at(t.time_ns);
-    if (!longest_.tid || s > longest_.seconds) {
-      longest_ = {t.pid, t.tid, std::string(w.strings().get(t.comm)), s};
+    Stretch st;
+    auto old = stretches_.find(t.tid);
+    const bool known = old != stretches_.end() && old->second.run.pid == t.pid;
+    if (known) st = old->second;
+    // A task whose stack and wait channel are both unknown is in no known wait.
+    if (!known || st.stack != t.stack || t.stack == 0) {
+      st.stack = t.stack;
+      st.wait_ns = t.time_ns;
     }
+    st.run.pid = t.pid;
+    st.counts = (t.flags & kWindowSwitches) != 0;
+    if (st.counts) {
+      st.run.extend(t.pid, t.voluntary_switches, t.involuntary_switches, t.time_ns);
+    } else {
+      st.run = SwitchStretch{t.pid, 0, 0, t.time_ns, false};
+    }
+    st.seen = rounds_;
+    st.comm = w.strings().get(t.comm);
+    const double s = st.seconds_at(t.time_ns);
+    if (!longest_.tid || s > longest_.seconds) longest_ = {t.pid, t.tid, st.comm, s};
+    next_[t.tid] = std::move(st);
+  }
+  for (const auto& [tid, st] : stretches_) {
+    if (st.seen + 1 != rounds_ || next_.contains(tid)) continue;
+    next_.emplace(tid, st);
+    const double s = st.seconds_at(r.time_ns);
+    if (!longest_.tid || s > longest_.seconds) longest_ = {st.run.pid, tid, st.comm, s};
   }
   std::swap(stretches_, next_);
+}
+
+double BlockedTracker::seconds(int32_t tid, int64_t time_ns) const {
+  auto it = stretches_.find(tid);
+  return it == stretches_.end() || it->second.seen != rounds_ ? -1
+                                                              : it->second.seconds_at(time_ns);
 }
 
 BlockedTracker::Longest longest_blocked(const RoundWindow& w) {

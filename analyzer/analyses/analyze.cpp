@@ -1,6 +1,7 @@
 #include "hangscope/analysis.hpp"
 
 #include "hangscope/parallel.hpp"
+#include "calm.hpp"
 #include "spinning.hpp"
 
 namespace hangscope {
@@ -51,6 +52,7 @@ Analysis analyze(const Capture& capture, const AnalysisOptions& options) {
   if (needs & kNeedGraph) {
     a.graph = build_graph(capture, a.classification, rules);
     judge_spinning(a.graph, a.summary);
+    judge_calm(a.graph, capture, a.classification, rules, a.summary);
   }
   return a;
 }

@@ -23,7 +23,7 @@ struct TaskKeyHash {
 struct Run {
   uint32_t group = UINT32_MAX;
   uint32_t last_index = 0;  // round index within the source
-  uint32_t length = 0;
+  double seconds = 0;        // its rounds' seconds (round_seconds) so far
 };
 
 }  // namespace
@@ -38,8 +38,16 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
     sum.unit = same ? s.unit : WeightUnit::samples;
     sum.event = same ? s.event : std::string();
   }
+  // Each round's seconds from the rounds' own times (a capture of watch mixes intervals).
+  const std::vector<double> round_s = round_seconds(capture);
+  std::vector<double> elapsed(capture.sources.size(), 0);  // as elapsed_seconds() says
   for (size_t i = 0; i < capture.sources.size(); ++i)
-    if (capture.sources[i].timed) sum.duration_s += elapsed_seconds(capture, i);
+    if (!capture.sources[i].timed) elapsed[i] = capture.sources[i].span_s;
+  for (uint32_t r = 0; r < capture.rounds.size(); ++r)
+    if (capture.sources[capture.rounds[r].source].timed)
+      elapsed[capture.rounds[r].source] += round_s[r];
+  for (size_t i = 0; i < capture.sources.size(); ++i)
+    if (capture.sources[i].timed) sum.duration_s += elapsed[i];
   std::vector<double> cpu_per_weight(capture.sources.size());
   for (size_t i = 0; i < capture.sources.size(); ++i)
     cpu_per_weight[i] = cpu_seconds_per_weight(capture.sources[i]);
@@ -93,16 +101,17 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
 
     double stay_s = s.blocked_s;
     if (timed) {
-      uint32_t index = capture.rounds[s.round].index;
+      const Round& round = capture.rounds[s.round];
       Run& run = runs[key];
-      if (run.group == g && run.last_index + 1 == index) {
-        ++run.length;
-      } else if (!(run.group == g && run.last_index == index)) {
-        run.length = 1;
+      // From the start of its first round to the end of this one, by the rounds' times.
+      if (run.group == g && run.last_index + 1 == round.index) {
+        run.seconds += round_s[s.round];
+      } else if (!(run.group == g && run.last_index == round.index)) {
+        run.seconds = round_s[s.round];
       }
       run.group = g;
-      run.last_index = index;
-      stay_s = std::max(stay_s, run.length * capture.sources[s.source].interval_s);
+      run.last_index = round.index;
+      stay_s = std::max(stay_s, run.seconds);
     }
     if (stay_s > gs.longest_s) {
       gs.longest_s = stay_s;
@@ -150,7 +159,7 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
   bool every_elapsed = true;  // one input without its time: no cores at all
   for (size_t i = 0; i < capture.sources.size(); ++i)
     if (has_running[i]) {
-      const double e = elapsed_seconds(capture, i);
+      const double e = elapsed[i];
       cpu.elapsed_s += e;
       every_elapsed = every_elapsed && e > 0;
     }

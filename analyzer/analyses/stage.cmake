@@ -5,6 +5,7 @@ hangscope_add_stage(hangscope_analyses SOURCES
   group_summary.cpp
   context_summary.cpp
   spinning.cpp
+  calm.cpp
   analyze.cpp
   flame_tree.cpp
   timeline.cpp

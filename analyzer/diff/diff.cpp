@@ -102,17 +102,21 @@ bool cpu_seconds_known(const Capture& c) {
 }
 
 // What one sample weight is worth in the values compared: 1 for blocked samples; for
-// on-CPU ones compared by cores, the CPU seconds it stands for over a round's interval
-// (so that a group's values over the rounds average to its cores), and by share its CPU
-// seconds where known (inputs of different units).
+// on-CPU ones compared by cores, the CPU seconds it stands for over a round's mean
+// seconds, from the rounds' own times (so that a group's values over the rounds average
+// to its cores, whatever intervals they mix), and by share its CPU seconds where known
+// (inputs of different units).
 std::vector<double> value_per_weight(const Capture& c, bool on_cpu, DiffBasis basis) {
   std::vector<double> v(c.sources.size(), 1.0);
   if (!on_cpu) return v;
   const bool seconds = cpu_seconds_known(c);
+  std::vector<uint64_t> rounds(c.sources.size(), 0);
+  for (const Round& r : c.rounds) ++rounds[r.source];
   for (size_t i = 0; i < c.sources.size(); ++i) {
     const SourceInfo& s = c.sources[i];
+    const double elapsed = basis == DiffBasis::blocked_threads ? elapsed_seconds(c, i) : 0;
     if (basis == DiffBasis::blocked_threads)
-      v[i] = s.interval_s > 0 ? cpu_seconds_per_weight(s) / s.interval_s : 0;
+      v[i] = elapsed > 0 ? cpu_seconds_per_weight(s) * static_cast<double>(rounds[i]) / elapsed : 0;
     else if (seconds)
       v[i] = cpu_seconds_per_weight(s) > 0 ? cpu_seconds_per_weight(s) : 1.0;
   }

@@ -17,6 +17,7 @@ WaitGraph build_graph(const Capture& capture, const Classification& cls, const R
   graph_impl::find_chains(c);
   graph_impl::find_deadlocks(c);
   graph_impl::write_verdict(c);
+  g.verdict.devices = static_cast<uint32_t>(c.devices.size() - 1);  // 0 is "unknown"
   return g;
 }
 

@@ -137,6 +137,18 @@ uint32_t Context::unseen_node(uint32_t rule, uint32_t dev) {
   return it->second;
 }
 
+uint32_t Context::untied_node(uint32_t rule) {
+  auto [it, inserted] = untied_nodes_.try_emplace(rule, 0);
+  if (inserted) {
+    GraphNode n;
+    n.kind = NodeKind::unseen;
+    n.rule = rule;
+    n.unseen = "the " + rules.groups[rule].holder.label + " of its device, which was not recorded";
+    it->second = add_node(std::move(n));
+  }
+  return it->second;
+}
+
 uint32_t Context::task_node(const TaskKey& key, const TaskExample& task) {
   auto [it, inserted] = task_nodes_.try_emplace(key, 0);
   if (inserted) {

@@ -125,9 +125,14 @@ bool by_tgid(const HolderRule& h, int32_t tgid) {
 
 // Whether a holder on `holder`'s device may hold what a waiter on `waiter`'s waits for
 // (device scope): not when both are known and differ, nor when one is on a block device
-// and the other on a file system without one, nor across two such file systems.
-bool same_place(const Key& waiter, const Key& holder) {
+// and the other on a file system without one, nor across two such file systems. Where
+// the capture knows two devices or more (`several`), a task whose device is not known
+// is tied to none of them: neither its waits to a holder on one, nor a waiter on one to
+// it (the first round of two storms on two loop devices, before their renames' devices
+// are known from their other calls, must not make one journal of them).
+bool same_place(const Key& waiter, const Key& holder, bool several) {
   if (waiter.device && holder.device) return waiter.device == holder.device;
+  if (several && (waiter.device || holder.device)) return false;
   if (waiter.blockless || holder.blockless) {
     if (waiter.device || holder.device) return false;
     return !waiter.blockless || !holder.blockless || waiter.blockless == holder.blockless;
@@ -231,9 +236,13 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
   };
   std::vector<Pick> picks;
   const std::vector<uint32_t> none;
+  const bool several = c.devices.size() > 2;  // two devices or more known (0 is "unknown")
   // Joins the waiters `w` under key `k` to the sampled holders of `rule`; false when
-  // there are none.
+  // there are none. `untied` is set where holders were sampled on known devices but the
+  // waiters' device is not known among several.
+  bool untied = false;
   auto join = [&](const Key& k, const Waiting& w, uint32_t rule) {
+    untied = false;
     const HolderRule& h = rules.groups[rule].holder;
     const bool device_scope = h.scope == HolderScope::device;
     const std::vector<uint32_t>* list = &by_rule[rule];
@@ -253,7 +262,10 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
       if (on_device && cand.any_thread) continue;
       bool assumed = false, one_fs = false;
       if (device_scope) {
-        if (!same_place(k, cand.key)) continue;
+        if (!same_place(k, cand.key, several)) {
+          untied = untied || (several && !k.device && !k.blockless && cand.key.device);
+          continue;
+        }
         // Two tasks on file systems of one type without a block device may be on two
         // mounts of it: assumed, but no device was missing.
         one_fs = (!k.device && !k.blockless) || (!cand.key.device && !cand.key.blockless) ||
@@ -286,12 +298,19 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
     uint32_t to = h.fallback == HolderFallback::device ? c.device_node(k.device)
                                                        : c.unseen_node(rule, k.device);
     if (h.fuse_daemon && k.tgid != 0) to = daemon_node(c, k.tgid);  // known, not sampled
-    edges.add(k.node, to, w.weight, assumed ? Confidence::assumed : h.confidence, assumed, h.label,
-              rule);
+    // Nobody joined: no file system was taken for another's, unless the capture's one
+    // device was (devices.cpp). A node of unknown device says so by itself.
+    edges.add(k.node, to, w.weight, assumed ? Confidence::assumed : h.confidence,
+              w.device_assumed, h.label, rule);
   };
   for (const auto& [k, w] : waiting) {
     const HolderRule& h = rules.groups[k.rule].holder;
     if (join(k, w, k.rule)) continue;
+    if (untied) {  // its holder was sampled, on a device these tasks may not be on
+      edges.add(k.node, c.untied_node(k.rule), w.weight, Confidence::assumed, false, h.label,
+                k.rule);
+      continue;
+    }
     if (h.fuse_daemon && k.tgid != 0) {
       fall_back(k, w, k.rule);
       continue;

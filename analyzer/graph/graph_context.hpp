@@ -163,6 +163,10 @@ struct Context {
   uint32_t cause_node(const Cause& cause);
   uint32_t device_node(uint32_t device);
   uint32_t unseen_node(uint32_t rule, uint32_t device);
+  // The holder of `rule` on the device of tasks whose device is not known among several:
+  // sampled perhaps, but not told which ("the commit thread of its device, which was
+  // not recorded").
+  uint32_t untied_node(uint32_t rule);
   uint32_t task_node(const TaskKey& key, const TaskExample& task);
 
   const GroupRule* rule_of_group(uint32_t group) const {
@@ -179,7 +183,7 @@ struct Context {
   uint32_t add_node(GraphNode n);
   std::map<std::tuple<uint32_t, uint32_t, bool, int32_t, uint32_t>, uint32_t> group_nodes_;
   std::map<std::pair<uint32_t, std::string>, uint32_t> cause_nodes_;
-  std::unordered_map<uint64_t, uint32_t> device_nodes_, unseen_nodes_;
+  std::unordered_map<uint64_t, uint32_t> device_nodes_, unseen_nodes_, untied_nodes_;
   std::unordered_map<TaskKey, uint32_t, TaskKeyHash> task_nodes_;
   mutable std::unordered_map<StrId, uint32_t> server_rules_;
 };

@@ -176,7 +176,7 @@ class VerdictWriter {
     const GraphNode& to = g_.nodes[best->to];
     if (to.kind == NodeKind::cause) return {};  // the subject names it, with what was read
     if (!h.has_task() && to.kind == NodeKind::unseen)
-      h.place = c_.rules.groups[to.rule].holder.unseen;  // its words, without the device
+      h.place = to.unseen;  // its words, without the device
     else if (!h.has_task() && to.kind != NodeKind::group)
       h.node = best->to;
     return h;
@@ -249,6 +249,10 @@ class VerdictWriter {
     }
     if (!rule || rule->subject.empty()) return {c_.cls.groups[n.group].title, {}, {}};
     Subject out{rule->subject, {}, {}};
+    // "a {title}": the group's title, with its caller where the rule names groups by it
+    // ("a mutex in linkwatch_event").
+    if (const size_t at = out.text.find("{title}"); at != std::string::npos)
+      out.text.replace(at, 7, c_.cls.groups[n.group].title);
     if (out.text.find("{device}") != std::string::npos) out.device = n.device;
     if (out.text.find("{holder}") != std::string::npos) out.holder = subject_holder_of(v);
     return out;

@@ -21,17 +21,38 @@ std::string phrase_words(const Classification& cls, const WaitPhrase& w) {
   return "in " + cls.groups[w.group].title;
 }
 
+// "the jbd2 journal of loop0"; where the device is not known, "the jbd2 journal of an
+// unknown device", and "block device {device}" is "an unknown block device".
 std::string subject_text(const Finding& f) {
   std::string text = f.subject;
+  if (f.subject_device.empty())
+    for (size_t at; (at = text.find("block device {device}")) != std::string::npos;)
+      text.replace(at, 21, "an unknown block device");
   for (size_t at; (at = text.find("{device}")) != std::string::npos;)
     text.replace(at, 8, f.subject_device.empty() ? "an unknown device" : f.subject_device);
   return text;
 }
 
+bool subjects_device(const Report& r, const Finding& f, uint32_t node) {
+  const GraphNode& n = r.graph().nodes[node];
+  return n.kind == NodeKind::device && n.device == f.subject_device &&
+         f.subject.find("block device {device}") != std::string::npos;
+}
+
+std::string sentence_node_words(const Report& r, uint32_t node) {
+  const GraphNode& n = r.graph().nodes[node];
+  return n.kind == NodeKind::device && n.device.empty() ? "an unknown block device"
+                                                        : node_words(r, node);
+}
+
+// What a finding's subject waits for, in a sentence: the first of its ends that is not
+// the subject itself.
 std::string then_words(const Report& r, const Finding& f) {
   const std::string subject = subject_text(f);
-  for (uint32_t v : f.then)
-    if (std::string words = node_words(r, v); words != subject) return words;
+  for (uint32_t v : f.then) {
+    if (subjects_device(r, f, v)) continue;
+    if (std::string words = sentence_node_words(r, v); words != subject) return words;
+  }
   return {};
 }
 

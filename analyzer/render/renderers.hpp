@@ -72,6 +72,11 @@ std::string reasons_words(const std::vector<std::string>& reasons);
 std::string phrase_words(const Classification& cls, const WaitPhrase& w);
 std::string subject_text(const Finding& f);
 std::string then_words(const Report& r, const Finding& f);
+// Whether a node is the device a finding's subject names ("block device {device}").
+bool subjects_device(const Report& r, const Finding& f, uint32_t node);
+// A node as a sentence says it: an unknown device is "an unknown block device", where a
+// chain's label says "block device (unknown)".
+std::string sentence_node_words(const Report& r, uint32_t node);
 
 // verdict_words.cpp: verdict_lines (render.hpp), the verdict as lines of text; and
 // who holds what a part of the verdict waits for, in words, and what serves it where

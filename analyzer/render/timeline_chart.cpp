@@ -1,5 +1,8 @@
-// Draws the timeline. Long captures are bucketed to at most kMaxColumns columns, each
-// the mean of its rounds, so the picture's size does not grow with the capture.
+// Draws the timeline. The axis is time, from the rounds' own times: a capture of watch
+// holds a round a second before its trigger and fifty a second after it, and each round
+// covers the seconds until the next. Long captures are bucketed to at most kMaxColumns
+// columns of equal time, each the time-weighted mean of the rounds over it, so the
+// picture's size does not grow with the capture.
 #include "timeline_chart.hpp"
 
 #include <fmt/format.h>
@@ -19,8 +22,27 @@ constexpr size_t kMaxColumns = 480;
 constexpr size_t kMaxSeries = 8;  // the heaviest groups; the rest is "other"
 constexpr double kLeft = 56, kRight = 984, kTop = 16, kBottom = 250, kWidth = 1000, kHeight = 318;
 
-double round_seconds(const Capture& c, uint32_t round) {
+double round_time_s(const Capture& c, uint32_t round) {
   return static_cast<double>(c.rounds[round].time_ns) / 1e9;
+}
+
+// Where each row of the timeline begins on its axis (the seconds of the rows before it,
+// by round_seconds), and where the last ends.
+struct RowTimes {
+  std::vector<double> start;  // rows + 1
+  double total = 0;
+};
+
+RowTimes row_times(const Capture& c, const Timeline& t) {
+  const std::vector<double> seconds = round_seconds(c);
+  RowTimes out;
+  out.start.assign(t.rounds.size() + 1, 0);
+  for (size_t row = 0; row < t.rounds.size(); ++row)
+    out.start[row + 1] = out.start[row] + std::max(0.0, seconds[t.rounds[row]]);
+  if (out.start.back() <= 0)  // no time known at all: a row each
+    for (size_t row = 0; row <= t.rounds.size(); ++row) out.start[row] = static_cast<double>(row);
+  out.total = out.start.back();
+  return out;
 }
 
 // A round number at least x, for the top of the axis.
@@ -41,7 +63,7 @@ std::string timeline_onset(const Report& r) {
   const SourceInfo& src = r.capture.sources[r.capture.rounds[round].source];
   return fmt::format(
       "Blocked threads first reached half their peak ({} of {}) at {:.2f} s into {}, led by {}.",
-      t.total(t.onset_row), t.peak, round_seconds(r.capture, round), src.path,
+      t.total(t.onset_row), t.peak, round_time_s(r.capture, round), src.path,
       r.classification().groups[t.onset_group].name);
 }
 
@@ -64,17 +86,37 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
   const size_t lanes = series + (other ? 1 : 0);
   const size_t columns = std::min(rows, kMaxColumns);
 
-  // values[col * lanes + lane]: mean blocked threads per round in the column.
+  // Where each row begins on the axis, in seconds: the rounds' seconds one after another.
+  const RowTimes at = row_times(c, t);
+  const double width = at.total / static_cast<double>(columns);  // of a column
+  auto column_of = [&](double pos) {
+    return std::min(columns - 1, static_cast<size_t>(std::max(0.0, pos / width)));
+  };
+  // The row over the start of each column (its time on the labels).
+  std::vector<size_t> first_row(columns);
+  for (size_t col = 0, row = 0; col < columns; ++col) {
+    while (row + 1 < rows && at.start[row + 1] <= static_cast<double>(col) * width) ++row;
+    first_row[col] = row;
+  }
+  // The seconds since the start of its input at the start of a column.
+  auto column_seconds = [&](size_t col) {
+    const size_t row = first_row[col];
+    return round_time_s(c, t.rounds[row]) + static_cast<double>(col) * width - at.start[row];
+  };
+
+  // values[col * lanes + lane]: blocked threads in the column, averaged over its time.
   std::vector<double> values(columns * lanes, 0);
-  std::vector<size_t> first_row(columns + 1);
-  for (size_t col = 0; col <= columns; ++col) first_row[col] = col * rows / columns;
-  for (size_t col = 0; col < columns; ++col) {
-    size_t a = first_row[col], b = first_row[col + 1];
-    for (size_t row = a; row < b; ++row)
+  for (size_t row = 0; row < rows; ++row) {
+    const double from = at.start[row], to = at.start[row + 1];
+    for (size_t col = column_of(from); col < columns; ++col) {
+      const double lo = static_cast<double>(col) * width, hi = lo + width;
+      if (lo >= to) break;
+      const double overlap = std::min(hi, to) - std::max(lo, from);
+      if (overlap <= 0) continue;
       for (size_t g = 0; g < t.groups.size(); ++g)
-        values[col * lanes + std::min(g, lanes - 1)] += static_cast<double>(t.at(row, g));
-    for (size_t lane = 0; lane < lanes; ++lane)
-      values[col * lanes + lane] /= static_cast<double>(b - a);
+        values[col * lanes + std::min(g, lanes - 1)] +=
+            static_cast<double>(t.at(row, g)) * overlap / width;
+    }
   }
   double ymax = 0;
   for (size_t col = 0; col < columns; ++col) {
@@ -144,14 +186,14 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
         out,
         "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" stroke=\"#555\"/>"
         "<text x=\"{:.1f}\" y=\"{}\" text-anchor=\"middle\" fill=\"#555\">{:.2f} s</text>\n",
-        x, x, kBottom, kBottom + 4, x, kBottom + 16, round_seconds(c, t.rounds[first_row[col]]));
+        x, x, kBottom, kBottom + 4, x, kBottom + 16, column_seconds(col));
   }
   // Where one input ends and the next begins.
-  for (size_t col = 1; col < columns; ++col) {
-    uint16_t a = c.rounds[t.rounds[first_row[col - 1]]].source;
-    uint16_t b = c.rounds[t.rounds[first_row[col]]].source;
+  for (size_t row = 1; row < rows; ++row) {
+    uint16_t a = c.rounds[t.rounds[row - 1]].source;
+    uint16_t b = c.rounds[t.rounds[row]].source;
     if (a == b) continue;
-    double x = xof(static_cast<double>(col) - 0.5);
+    double x = xof(at.start[row] / width - 0.5);
     fmt::format_to(out,
                    "<line x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" stroke=\"#000\" "
                    "stroke-dasharray=\"2 3\"/><text x=\"{:.1f}\" y=\"{}\" dx=\"3\" "
@@ -160,8 +202,7 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
   }
   // The onset, when blocking reached half its peak.
   if (t.onset_row != kNoRound) {
-    size_t col =
-        std::upper_bound(first_row.begin(), first_row.end(), t.onset_row) - first_row.begin() - 1;
+    const size_t col = column_of(at.start[t.onset_row]);
     double x = xof(static_cast<double>(col));
     fmt::format_to(out,
                    "<line class=\"hs-onset\" x1=\"{:.1f}\" x2=\"{:.1f}\" y1=\"{}\" y2=\"{}\" "
@@ -175,9 +216,9 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
     if (trigger.kind.empty() || trigger.time_ns < 0) continue;
     const int64_t fired = trigger.time_ns;
     size_t col = columns;
-    for (size_t i = 0; i < columns && col == columns; ++i) {
-      const Round& round = c.rounds[t.rounds[first_row[i]]];
-      if (round.source == src && round.time_ns >= fired) col = i;
+    for (size_t row = 0; row < rows && col == columns; ++row) {
+      const Round& round = c.rounds[t.rounds[row]];
+      if (round.source == src && round.time_ns >= fired) col = column_of(at.start[row]);
     }
     if (col == columns) continue;
     double x = xof(static_cast<double>(col));
@@ -203,7 +244,7 @@ std::string timeline_svg(const Report& r, const Palette& palette, std::string& w
                    "<rect class=\"hs-col\" x=\"{:.1f}\" y=\"{}\" width=\"{:.2f}\" height=\"{}\" "
                    "fill=\"transparent\"><title>{:.2f} s: {:.2f} blocked{}</title></rect>\n",
                    xof(static_cast<double>(col)) - colw / 2, kTop, colw, kBottom - kTop,
-                   round_seconds(c, t.rounds[first_row[col]]), total, xml_text(parts));
+                   column_seconds(col), total, xml_text(parts));
   }
   // Legend.
   for (size_t lane = 0; lane < lanes; ++lane) {

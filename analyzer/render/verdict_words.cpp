@@ -51,7 +51,7 @@ std::string what(const Units& u, double total) {
 }  // namespace
 
 std::string place_words(const Report& r, const VerdictHolder& h) {
-  return h.node != kNoNode ? node_words(r, h.node) : h.place;
+  return h.node != kNoNode ? sentence_node_words(r, h.node) : h.place;
 }
 
 // "checkpointer storm-w7 (22800)", "mutex: storm-w4 (28469)", "block device loop0".
@@ -66,14 +66,17 @@ std::string holder_words(const Report& r, const VerdictHolder& h) {
 namespace {
 
 // A part and its holder in words; the holder is left out where it says nothing the
-// line does not say already (the subject itself, or what it waits for).
-std::string part(const Report& r, const VerdictPart& p, const Finding& f) {
+// line does not say already (the subject itself, or what it waits for). Without its
+// amount where each is too small to print.
+std::string part(const Report& r, const VerdictPart& p, const Finding& f, bool counted = true) {
   const Units g = units_of(r);
-  std::string s =
-      fmt::format("{} {}", amount(g, p.weight), phrase_words(r.classification(), p.wait));
+  std::string s = phrase_words(r.classification(), p.wait);
+  if (counted) s = fmt::format("{} {}", amount(g, p.weight), s);
   const std::string holder = holder_words(r, p.holder);
-  const bool subjects_own = p.holder.has_task() && p.holder.task.pid != 0 &&
-                            p.holder.task.pid == f.subject_holder.task.pid;
+  const bool subjects_own = (p.holder.has_task() && p.holder.task.pid != 0 &&
+                             p.holder.task.pid == f.subject_holder.task.pid) ||
+                            (!p.holder.has_task() && p.holder.node != kNoNode &&
+                             subjects_device(r, f, p.holder.node));
   if (!holder.empty() && !subjects_own && holder != subject_words(r.capture, f) &&
       holder != then_words(r, f))
     s += fmt::format(" ({})", holder);
@@ -87,10 +90,12 @@ std::string joined(const std::vector<std::string>& parts, std::string_view last)
   return s;
 }
 
-// Parts too small to print ("0.0 for ...") are summed into one "other" part.
+// Parts too small to print ("0.0 for ...") are summed into one "other" part; with
+// `name_anyway` (the subject's direct waits), where every part is too small, their waits
+// are named without amounts rather than none of them ("0.1 in 3 other waits").
 std::vector<std::string> parts_words(const Report& r, const Finding& f,
                                      const std::vector<VerdictPart>& parts, size_t max_parts,
-                                     std::string_view others) {
+                                     std::string_view others, bool name_anyway = false) {
   const Units g = units_of(r);
   const double visible = g.timed ? 0.05 : g.unit == WeightUnit::microseconds ? 5e4 : 0.5;
   std::vector<std::string> out;
@@ -104,7 +109,11 @@ std::vector<std::string> parts_words(const Report& r, const Finding& f,
       ++hidden;
     }
   }
-  if (hidden == 1 && rest >= visible && out.size() == max_parts) {
+  if (name_anyway && out.empty() && !parts.empty()) {
+    for (size_t i = 0; i < parts.size() && i < max_parts; ++i)
+      out.push_back(part(r, parts[i], f, false));
+    if (parts.size() > max_parts) out.push_back(fmt::format("{} more", parts.size() - max_parts));
+  } else if (hidden == 1 && rest >= visible && out.size() == max_parts) {
     out.push_back(part(r, parts[max_parts], f));
   } else if (rest >= visible) {
     out.push_back(fmt::format("{} in {} {}", amount(g, rest), hidden, others));
@@ -116,7 +125,7 @@ std::string finding_line(const Report& r, const Finding& f, size_t max_parts) {
   const Units g = units_of(r);
   std::string line =
       fmt::format("{} {} on {}", amount(g, f.total), what(g, f.total), subject_words(r.capture, f));
-  std::vector<std::string> direct = parts_words(r, f, f.waits, max_parts, "other waits");
+  std::vector<std::string> direct = parts_words(r, f, f.waits, max_parts, "other waits", true);
   // Behind parts carry a holder where a task holds them (itself blocked on the way).
   std::vector<std::string> behind = parts_words(r, f, f.behind, 2, "other groups");
   if (!direct.empty()) line += ": " + joined(direct, ", ");
@@ -180,6 +189,31 @@ std::string spinning_words(const Report& r) {
                      joined(parts, ", "));
 }
 
+// What a finding that took tasks of no known device together says of it, by the number
+// of devices the capture names.
+std::string assumed_words(uint32_t devices) {
+  if (devices == 0)
+    return "  (no device was recorded for these tasks: taken as one file system, which they "
+           "may not be)";
+  if (devices == 1)
+    return "  (one file system assumed: the device of some tasks was not recorded)";
+  return "  (the device of some of these tasks was not recorded: they are tied to none of the "
+         "devices known)";
+}
+
+// "no hang: at most 1 thread blocked at once in 3 s; the longest wait 0.06 s, by
+// kworker/u8:2+flush-8:0 (123) for writeback throttling (wbt)".
+std::string calm_line(const Report& r) {
+  const Calm& c = r.graph().verdict.calm;
+  if (c.longest_wait.empty() || c.peak == 0)
+    return fmt::format("no hang: no thread was blocked in {:.3g} s", c.seconds);
+  return fmt::format(
+      "no hang: at most {} thread{} blocked at once in {:.3g} s; the longest wait {:.2f} s, by "
+      "{} {}",
+      c.peak, c.peak == 1 ? "" : "s", c.seconds, c.longest_s, task_label(r.capture, c.longest_task),
+      phrase_words(r.classification(), c.longest_wait));
+}
+
 }  // namespace
 
 }  // namespace hangscope::render
@@ -190,6 +224,8 @@ std::vector<std::string> verdict_lines(const Report& r) {
   using namespace render;
   const WaitGraph& g = r.graph();
   std::vector<std::string> lines;
+  // Nothing stuck: said first, in one plain line; what little waited follows.
+  if (g.verdict.calm.calm) lines.push_back(calm_line(r));
   for (const Deadlock& d : g.deadlocks) {
     if (lines.size() == 3) break;
     std::vector<std::string> tasks;
@@ -223,10 +259,12 @@ std::vector<std::string> verdict_lines(const Report& r) {
                                     reasons_words(f.root_holder.labels),
                                     task_label(r.capture, f.root_holder.task),
                                     phrase_words(r.classification(), f.root_holder_waits)));
-      if (f.assumed_one_fs)
-        lines.push_back("  (one file system assumed: the device of some tasks was not recorded)");
+      if (f.assumed_one_fs) lines.push_back(assumed_words(g.verdict.devices));
     } else if (f.total >= 0.05 * findings[0].total) {
       lines.push_back("also: " + finding_line(r, f, 2));
+      // Among several devices, a line of tasks of none says so: it is not one of theirs.
+      if (f.assumed_one_fs && g.verdict.devices > 1)
+        lines.push_back(assumed_words(g.verdict.devices));
     }
   }
   lines.insert(lines.end(), on_cpu.begin(), on_cpu.end());

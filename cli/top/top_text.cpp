@@ -220,7 +220,8 @@ std::vector<std::string> help_lines() {
       "  ?          this help",
       "",
       "AVG10, AVG60: blocked threads on average over 10 s and 60 s; LAST MINUTE: per second.",
-      "BLOCKED: how long the task has not run (its context-switch counts did not change).",
+      "BLOCKED: how long the task has been blocked: without running, or in the same wait",
+      "         in every round since (a wait that wakes and sleeps again counts as one).",
       "",
       "any key: back",
   };

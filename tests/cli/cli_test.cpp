@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
+#include <regex>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -126,6 +128,36 @@ TEST(Cli, StormCaptureReport) {
   for (const char* group : {"jbd2:log-space", "jbd2:force-commit", "jbd2:commit"})
     EXPECT_NE(r.out.find(group), std::string::npos) << group;
   EXPECT_EQ(r.out.find("warnings"), std::string::npos) << r.out;
+}
+
+// A capture of two journal storms at once, on loop0 and loop1 (fixtures/capture/
+// two-storms-20-rounds.capture): the report opens with a line for each journal, and no
+// line of its verdict (the lines before the first blank one) names both devices or ties
+// tasks of neither to one of them.
+TEST(Cli, ReportOfTwoIndependentHangsSaysTwoLines) {
+  RunResult r = run({kBin, "report", kFixtures + "/capture/two-storms-20-rounds.capture"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream in(r.out);
+  std::vector<std::string> verdict;
+  for (std::string line; std::getline(in, line) && !line.empty();) verdict.push_back(line);
+  ASSERT_GE(verdict.size(), 2u) << r.out;
+  int journals = 0;
+  for (const std::string& line : verdict) {
+    EXPECT_FALSE(line.find("loop0") != std::string::npos &&
+                 line.find("loop1") != std::string::npos)
+        << "one line names both devices: " << line;
+    if (line.find("wait on the jbd2 journal of loop") != std::string::npos) ++journals;
+    // No wait with its holder said twice (once directly, once behind): what tasks of no
+    // known device tied to one device's commit thread look like.
+    std::map<std::string, int> parts;
+    const std::regex part(R"((?:for|in) [a-z][^,()]*? \([^()]*\(\d+\)\))");
+    for (std::sregex_iterator m(line.begin(), line.end(), part), end; m != end; ++m)
+      EXPECT_EQ(++parts[m->str()], 1) << m->str() << " twice: " << line;
+  }
+  // Two devices are known: none is assumed for the tasks of neither.
+  EXPECT_EQ(r.out.find("one file system assumed"), std::string::npos) << r.out;
+  EXPECT_EQ(journals, 2) << r.out;
+  EXPECT_NE(verdict[0].find("the jbd2 journal of loop"), std::string::npos) << r.out;
 }
 
 TEST(Cli, FoldedCountsAddUpToTheSamples) {

@@ -330,3 +330,27 @@ TEST_P(LiveSamplerRun, FsyncOnOverlayIsTiedToTheLoopDeviceOfItsJournal) {
   RunResult rep = run({HANGSCOPE_BIN, "report", out});
   EXPECT_NE(rep.out.find("devices     " + storm_dev), std::string::npos) << rep.out;
 }
+
+// The first run on a healthy machine: `hangscope` alone (three seconds of sampling, then
+// the report), here over a process that sleeps, opens with one plain line that says no
+// hang; over a task blocked all along (the parent of vfork, D) it does not.
+TEST(LiveFirstRun, AQuietMachineOpensWithOnePlainLine) {
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  const pid_t sleeper = fork();
+  if (sleeper == 0) {
+    pause();
+    _exit(0);
+  }
+  RunResult quiet = run({HANGSCOPE_BIN, "-p", std::to_string(sleeper)});
+  kill(sleeper, SIGKILL);
+  waitpid(sleeper, nullptr, 0);
+  EXPECT_EQ(quiet.status, 0) << quiet.err;
+  EXPECT_TRUE(quiet.out.starts_with("no hang: no thread was blocked in ")) << quiet.out;
+  EXPECT_NE(quiet.out.find("\nhangscope report: 1 input, "), std::string::npos) << quiet.out;
+
+  BlockedTask blocked;
+  RunResult hang = run({HANGSCOPE_BIN, "-d", "2", "-p", std::to_string(blocked.pid())});
+  EXPECT_EQ(hang.status, 0) << hang.err;
+  EXPECT_FALSE(hang.out.starts_with("no hang")) << hang.out;
+  EXPECT_NE(hang.out.find("exec:vfork"), std::string::npos) << hang.out;
+}

@@ -6,6 +6,8 @@
 // session are ended whatever happens.
 #include <gtest/gtest.h>
 
+#include <cctype>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -141,6 +143,94 @@ TEST(LiveTop, InATerminalDuringTheStormShowsJbd2AndAnswersItsKeys) {
   EXPECT_NE(screen.find("top exited 0"), std::string::npos) << screen;
   EXPECT_EQ(screen.find("WAIT GROUP"), std::string::npos) << screen;
   EXPECT_EQ(tmux.pane("#{alternate_on}"), "0");
+}
+
+namespace {
+
+// The parent pid of a task, from its status ("" when gone).
+int parent_of(int tid) {
+  RunResult r = run({"sh", "-c", "sed -n 's/^PPid:[[:space:]]*//p' /proc/" + std::to_string(tid) +
+                                     "/status"});
+  return r.out.empty() ? 0 : std::atoi(r.out.c_str());
+}
+
+}  // namespace
+
+// Two independent hangs on two file systems: two journal storms, each on an ext4 on a
+// loop device of its own. No frame, the first above all (its window holds one round,
+// when the devices of the renames are not known yet), ties one storm's threads to the
+// other's device, journal or holder: a verdict names one device at most, and every
+// storm worker it names as a holder is a child of the storm on that device; until the
+// devices are known it says so.
+TEST(LiveTop, TwoHangsOnTwoFileSystemsAreNeverBlendedFromTheFirstFrame) {
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  if (auto why = TmuxSession::unavailable(); !why.empty()) HANGSCOPE_SKIP() << why;
+  StormSession a(WITH_STORM, STORM_BIN), b(WITH_STORM, STORM_BIN);
+  for (const StormSession* s : {&a, &b}) {
+    if (!s->dir().empty()) continue;
+    if (s->status() == kSkip) HANGSCOPE_SKIP() << "the storm cannot run here (with-storm.sh)";
+    FAIL() << "a storm did not start: status " << s->status();
+  }
+  ASSERT_NE(a.device(), b.device());
+  // A refresh of 2 s keeps each frame on the screen long enough to be read.
+  TmuxSession tmux("env LANG=C.UTF-8 HANGSCOPE_RULES_DIR= " + std::string(HANGSCOPE_BIN) +
+                       " top -i 100 --refresh 2; exec sleep 600",
+                   220, 30);
+  ASSERT_TRUE(tmux.started()) << tmux.error();
+
+  // The verdict (the screen's first two lines) of each frame, by its rounds.
+  std::map<long, std::string> verdicts;
+  const bool seen = wait_for(
+      [&] {
+        const std::string screen = tmux.screen();
+        const long rounds = rounds_shown(screen);
+        std::vector<std::string> lines = lines_of(screen);
+        if (rounds > 0 && lines.size() > 2 && !verdicts.contains(rounds))
+          verdicts[rounds] = lines[0] + " " + lines[1];
+        return rounds >= 40;
+      },
+      seconds(90));
+  ASSERT_TRUE(seen) << tmux.screen();
+  ASSERT_FALSE(verdicts.empty());
+  EXPECT_LE(verdicts.begin()->first, 2) << "the first frame was not read";
+
+  const std::regex worker(R"(storm-w\d+ \((\d+)\))");
+  auto names = [](const std::string& text, const std::string& dev) {
+    for (size_t at = text.find(dev); at != std::string::npos; at = text.find(dev, at + 1)) {
+      const size_t end = at + dev.size();
+      if (end == text.size() || !std::isdigit(static_cast<unsigned char>(text[end]))) return true;
+    }
+    return false;
+  };
+  for (const auto& [rounds, verdict] : verdicts) {
+    SCOPED_TRACE("rounds " + std::to_string(rounds) + ": " + verdict);
+    const bool on_a = names(verdict, a.device()), on_b = names(verdict, b.device());
+    EXPECT_FALSE(on_a && on_b) << "one verdict names both devices";
+    if (!on_a && !on_b) continue;  // not known yet, said so, or neither storm's words
+    // One storm has 20 workers, and its journal thread and workqueue workers besides:
+    // more blocked threads on one journal are both storms'.
+    std::smatch amount;
+    ASSERT_TRUE(std::regex_search(verdict, amount, std::regex(R"(^([0-9.]+) blocked)")));
+    EXPECT_LE(std::stod(amount[1]), 24.0) << "both storms' threads on one journal";
+    // No wait said twice with the same holder (once directly, once behind them).
+    std::map<std::string, int> parts;
+    const std::regex part(R"((?:for|in) [a-z][^,()]*? \([^()]*\(\d+\)\))");
+    for (std::sregex_iterator m(verdict.begin(), verdict.end(), part), end; m != end; ++m)
+      EXPECT_EQ(++parts[m->str()], 1) << m->str() << " twice";
+    const int storm = on_a ? a.storm_pid() : b.storm_pid();
+    for (std::sregex_iterator m(verdict.begin(), verdict.end(), worker), end; m != end; ++m) {
+      const int parent = parent_of(std::stoi((*m)[1]));
+      if (parent != 0) {
+        EXPECT_EQ(parent, storm) << (*m)[0] << " is of the other storm";
+      }
+    }
+  }
+  // The first frame: a verdict of one device, or words that say the devices are not
+  // known yet; never one journal of both storms.
+  const std::string& first = verdicts.begin()->second;
+  EXPECT_TRUE(names(first, a.device()) || names(first, b.device()) ||
+              first.find("not known yet") != std::string::npos)
+      << first;
 }
 
 // Without a terminal (standard output a pipe), and with -b: the frames asked for.

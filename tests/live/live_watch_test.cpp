@@ -13,11 +13,14 @@
 #include <sys/utsname.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 
+#include "hangscope/analysis.hpp"
 #include "hangscope/ingest.hpp"
+#include "support/fanotify_stuck.hpp"
 #include "support/privileges.hpp"
 #include "support/replay_capture.hpp"
 #include "support/run.hpp"
@@ -274,6 +277,92 @@ TEST(LiveWatch, SigkillWhileWritingLeavesNoHalfWrittenCapture) {
     EXPECT_FALSE(c.sources[0].truncated) << f;
     EXPECT_EQ(c.sources[0].header.count("watch_trigger"), 1u) << f;
   }
+}
+
+// A slow start, then a trigger: watch samples a round a second, then 50 a second for
+// the 2 s after SIGUSR1. The capture's stated span is the time between its first and
+// last rounds, whatever the intervals, and agrees with the test's own clock; and so is
+// the longest wait of a task stuck all along in a fanotify permission wait (its switch
+// counts climb, a hundred wakeups a second, while it stays stuck), which the metric
+// hangscope_longest_blocked_seconds follows from watch's first round on.
+TEST(LiveWatch, ACaptureOfMixedIntervalsTellsTimeByItsRounds) {
+  if (auto why = stack_privilege_missing(); !why.empty()) HANGSCOPE_SKIP() << why;
+  TempDir tmp;
+  const std::string files = tmp.file("files");
+  fs::create_directory(files);
+  FanotifyStuck fan(FANOTIFY_BIN, files);
+  if (fan.stuck() == 0) {
+    if (fan.status() == kSkip) HANGSCOPE_SKIP() << "fanotify permission events are not available";
+    FAIL() << "hangscope-zoo-fanotify did not start: status " << fan.status();
+  }
+  const std::string dir = tmp.file("captures");
+  const auto started = std::chrono::steady_clock::now();
+  auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  // Only the listener and its stuck child: the other work of this machine stays out.
+  WatchProcess watch({HANGSCOPE_BIN, "watch", "--dir", dir, "--after", "2", "--blocked-for",
+                      "off", "--avg-blocked", "off", "--psi-full", "off", "--no-kmsg", "--listen",
+                      "127.0.0.1:0", "-p",
+                      std::to_string(fan.holder()) + "," + std::to_string(fan.stuck())});
+  const int port = watch.metrics_port(seconds(30));
+  ASSERT_GT(port, 0) << watch.errors();
+  ASSERT_TRUE(wait_rounds(port, 5, seconds(60))) << watch.errors();
+
+  // The stuck task has been blocked since watch's first round, a round a second: at
+  // least the rounds since, less one, and never longer than watch has run.
+  const std::string metrics = http_get(port, "/metrics");
+  const double rounds = metric_value(metrics, "hangscope_rounds_total");
+  const double longest = metric_value(metrics, "hangscope_longest_blocked_seconds");
+  EXPECT_GE(longest, 0.9 * (rounds - 2)) << metrics;
+  EXPECT_LE(longest, since(started)) << metrics;
+
+  watch.signal(SIGUSR1);
+  const std::string written = watch.wait_line(dir + "/", seconds(60));
+  ASSERT_FALSE(written.empty()) << watch.errors();
+  const double watched = since(started);
+  EXPECT_EQ(watch.stop(), 0) << watch.errors();
+  std::vector<std::string> captures = captures_in(dir);
+  ASSERT_EQ(captures.size(), 1u);
+  Capture c = read_capture_file(captures[0]);
+  ASSERT_GE(c.rounds.size(), 50u) << "the 2 s at 20 ms after the signal";
+  const double span = (c.rounds.back().time_ns - c.rounds.front().time_ns) / 1e9;
+  // The rounds: a few seconds a second apart, then 2 s more; all while watch ran.
+  EXPECT_GE(span, 2 + 0.9 * (rounds - 2));
+  EXPECT_LE(span, watched);
+
+  const Analysis a = analyze(c);
+  // The report's "N rounds over S s" and JSON's duration_s: within 5 % of the span.
+  EXPECT_NEAR(a.summary.duration_s, span, 0.05 * span);
+  // The stuck task's longest stay: its run of rounds by their times, the span itself
+  // where no round caught it on a CPU for a moment (woken, about to sleep again).
+  const GroupSummary* stuck = nullptr;
+  for (const GroupSummary& g : a.summary.groups)
+    if (g.longest_task.tid == fan.stuck()) stuck = &g;
+  ASSERT_NE(stuck, nullptr) << "the stuck task is nobody's longest";
+  std::vector<bool> in(c.rounds.size(), false);
+  for (const TaskSample& s : c.samples)
+    if (s.tid == fan.stuck()) in[s.round] = true;
+  double longest_run = 0;
+  for (size_t r = 0; r < in.size();) {
+    size_t last = r;
+    while (in[r] && last + 1 < in.size() && in[last + 1]) ++last;
+    const int64_t end = last + 1 < in.size()
+                            ? c.rounds[last + 1].time_ns
+                            : 2 * c.rounds[last].time_ns - c.rounds[last - 1].time_ns;
+    if (in[r]) longest_run = std::max(longest_run, (end - c.rounds[r].time_ns) / 1e9);
+    r = last + 1;
+  }
+  EXPECT_NEAR(stuck->longest_s, longest_run, 1e-6);
+  if (std::count(in.begin(), in.end(), true) == static_cast<long>(in.size())) {
+    EXPECT_NEAR(stuck->longest_s, span, 0.05 * span);
+  }
+  RunResult report = run({HANGSCOPE_BIN, "report", captures[0]});
+  EXPECT_EQ(report.status, 0) << report.err;
+  EXPECT_NE(report.out.find(fmt::format("{} rounds over {:.2f} s", c.rounds.size(),
+                                        a.summary.duration_s)),
+            std::string::npos)
+      << report.out;
 }
 
 // A real Prometheus (Debian's package) scrapes watch during the storm: its HTTP API

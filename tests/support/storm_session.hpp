@@ -1,6 +1,7 @@
 // The journal storm of tests/storm/ held open for a test: with-storm.sh runs a shell
-// that prints the storm's directory and waits for its standard input to close; the
-// storm runs until then, and is torn down (mounts, loop device) after.
+// that prints the storm's directory, loop device and pid, and waits for its standard
+// input to close; the storm runs until then, and is torn down (mounts, loop device)
+// after.
 #pragma once
 
 #include <fcntl.h>
@@ -26,7 +27,8 @@ class StormSession {
       dup2(in[0], 0);
       dup2(out[1], 1);
       execl(with_storm.c_str(), with_storm.c_str(), "--storm-bin", storm_bin.c_str(), "--rounds",
-            "0", "--", "sh", "-c", "echo \"$STORM_DIR\"; read _", static_cast<char*>(nullptr));
+            "0", "--", "sh", "-c", "echo \"$STORM_DIR $STORM_DEV $STORM_PID\"; read _",
+            static_cast<char*>(nullptr));
       _exit(127);
     }
     close(in[0]);
@@ -35,8 +37,13 @@ class StormSession {
     FILE* f = fdopen(out[0], "r");
     char line[4096];
     if (fgets(line, sizeof line, f)) {
-      dir_ = line;
-      if (!dir_.empty() && dir_.back() == '\n') dir_.pop_back();
+      char dir[4096] = "", dev[64] = "";
+      int pid = 0;
+      if (std::sscanf(line, "%4095s %63s %d", dir, dev, &pid) == 3) {
+        dir_ = dir;
+        dev_ = dev;
+        storm_pid_ = pid;
+      }
     }
     fclose(f);
     if (dir_.empty()) finish();  // skipped or failed: its status says which
@@ -45,6 +52,10 @@ class StormSession {
   StormSession(const StormSession&) = delete;
   StormSession& operator=(const StormSession&) = delete;
   const std::string& dir() const { return dir_; }
+  // The loop device under the storm's ext4, without /dev/ ("loop3").
+  const std::string& device() const { return dev_; }
+  // The storm's parent process: its workers are its children.
+  int storm_pid() const { return storm_pid_; }
   int status() const { return status_; }
 
  private:
@@ -58,8 +69,8 @@ class StormSession {
       pid_ = -1;
     }
   }
-  int pid_ = -1, stdin_ = -1, status_ = -1;
-  std::string dir_;
+  int pid_ = -1, stdin_ = -1, status_ = -1, storm_pid_ = 0;
+  std::string dir_, dev_;
 };
 
 }  // namespace hangscope::testing

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -64,6 +65,39 @@ inline std::string opening_lines(const std::string& text) {
   return out;
 }
 
+// The verdict's `also:` line whose words hold `subject`; empty when none does.
+inline std::string also_line(const std::string& text, const std::string& subject) {
+  size_t at = 0;
+  for (;;) {
+    const size_t nl = text.find('\n', at);
+    const std::string line = text.substr(at, nl - at);
+    if (line.empty() || nl == std::string::npos) return {};
+    if (line.starts_with("also: ") && line.find(subject) != std::string::npos) return line;
+    at = nl + 1;
+  }
+}
+
+// Whether `text` names `name` as a word of its own: "loop1" in "loop1:" or "loop1-8",
+// not in "loop12".
+inline bool names(const std::string& text, const std::string& name) {
+  for (size_t at = text.find(name); at != std::string::npos; at = text.find(name, at + 1)) {
+    const size_t end = at + name.size();
+    if (end == text.size() || !std::isdigit(static_cast<unsigned char>(text[end]))) return true;
+  }
+  return false;
+}
+
+// Whether `text` names the task "comm tid[,tid...]" as "comm (tid)", any of the tids.
+inline bool names_holder(const std::string& text, const std::string& value) {
+  const size_t sp = value.rfind(' ');
+  const std::string comm = value.substr(0, sp);
+  std::string tids = value.substr(sp + 1) + ",";
+  for (size_t at = 0, comma; (comma = tids.find(',', at)) != std::string::npos; at = comma + 1)
+    if (text.find(fmt::format("{} ({})", comm, tids.substr(at, comma - at))) != std::string::npos)
+      return true;
+  return false;
+}
+
 // The heaviest wait group that is not idle.
 inline const WaitGroup* dominant_group(const Analysis& a, const RuleSet& rules) {
   for (const GroupSummary& g : a.summary.groups) {
@@ -98,21 +132,25 @@ inline std::vector<std::string> zoo_misses(const ZooKey& k) {
       if (dominant->name != value && !dominant->name.starts_with(value + ":"))
         misses.push_back("dominant " + dominant->name + ", not " + value);
     } else if (what == "holder") {
-      const size_t sp = value.rfind(' ');
-      const std::string comm = value.substr(0, sp);
-      bool named = false;
-      const std::string tids = value.substr(sp + 1) + ",";
-      for (size_t at = 0, comma; (comma = tids.find(',', at)) != std::string::npos;
-           at = comma + 1)
-        named = named || opening.find(fmt::format("{} ({})", comm, tids.substr(at, comma - at))) !=
-                             std::string::npos;
-      if (!named) misses.push_back("holder " + value + " not named");
+      if (!names_holder(opening, value)) misses.push_back("holder " + value + " not named");
     } else if (what == "root") {
       const std::string subject = subject_words(c, first);
       if (subject.find(value) == std::string::npos)
         misses.push_back("subject '" + subject + "', not " + value);
     } else if (what == "not") {
-      if (opening.find(value) != std::string::npos) misses.push_back("false root: " + value);
+      if (names(opening, value)) misses.push_back("false root: " + value);
+    }
+  }
+  // A second, independent hang: its own line, its own holder, nothing of the first.
+  if (auto also = k.lines.find("also"); also != k.lines.end()) {
+    const std::string line = also_line(text, also->second);
+    if (line.empty()) misses.push_back("no 'also:' line names " + also->second);
+    for (const auto& [what, value] : k.lines) {
+      if (line.empty()) break;
+      if (what == "also-holder" && !names_holder(line, value))
+        misses.push_back("holder " + value + " not named: " + line);
+      else if (what == "also-not" && names(line, value))
+        misses.push_back(value + " in: " + line);
     }
   }
   uint64_t total = 0, unclassified = 0;

@@ -189,6 +189,20 @@ const std::vector<Known>& known_stacks() {
         "__blk_mq_alloc_request"}},  // 4.x
       {"block:queue-frozen", {"__bio_queue_enter", "blk_mq_submit_bio", "submit_bio_noacct"}},
       {"block:queue-drain", {"blk_mq_freeze_queue_wait", "elevator_switch", "elv_iosched_store"}},
+      // the block layer's throttles (block/blk-wbt.c, blk-iolatency.c, blk-iocost.c,
+      // blk-cgroup.c)
+      {"block:wbt", {"rq_qos_wait", "wbt_wait", "__rq_qos_throttle", "blk_mq_submit_bio"}},
+      {"block:wbt", {"__wbt_wait", "wbt_wait", "blk_mq_make_request"}},  // 4.10 to 4.20
+      {"block:io-latency",
+       {"rq_qos_wait", "blkcg_iolatency_throttle", "__rq_qos_throttle", "blk_mq_submit_bio"}},
+      {"block:iocost", {"ioc_rqos_throttle", "__rq_qos_throttle", "blk_mq_submit_bio"}},
+      {"block:blkcg-delay",
+       {"blkcg_maybe_throttle_current", "resume_user_mode_work", "exit_to_user_mode_loop"}},
+      // fsnotify (fs/notify/fanotify/fanotify.c): fanotify_get_response inlined on /proc
+      {"fsnotify:permission", {"fanotify_handle_event", "fsnotify", "__fsnotify_parent",
+                               "do_dentry_open", "vfs_open", "path_openat"}},
+      {"fsnotify:permission", {"__schedule", "schedule", "fanotify_get_response",
+                               "fanotify_handle_event", "fsnotify"}},
       {"block:loop-worker", {"loop_process_work", "process_one_work", "worker_thread"}},
       // FUSE
       {"fuse:request",

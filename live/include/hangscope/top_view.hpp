@@ -23,6 +23,10 @@ struct TopSettings {
   int64_t long_span_ns = 60'000'000'000;     // the second average and the sparkline
   int64_t bucket_ns = 1'000'000'000;         // one sparkline value per bucket
   size_t max_stack_frames = 16;              // frames kept of a top stack
+  // Until the window spans this long, a verdict that would tie tasks of unknown devices
+  // to one device, journal or holder is not said: the devices of tasks whose calls name
+  // no file (rename, mkdir) come from their other calls, in the rounds that follow.
+  int64_t settle_ns = 1'000'000'000;
 };
 
 struct TopGroupRow {
@@ -42,7 +46,7 @@ struct TopTaskRow {
   int32_t pid = 0, tid = 0;
   std::string comm;
   char state = '?';
-  double blocked_s = -1;  // without running, from the switch counts; -1 unknown
+  double blocked_s = -1;  // how long it has been blocked (BlockedTracker); -1 unknown
   std::string group, syscall, file, device, container;
   std::vector<std::string> stack;  // innermost frame first
 };

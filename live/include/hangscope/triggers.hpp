@@ -41,9 +41,17 @@ struct Firing {
   std::string what;
 };
 
-// The task blocked longest without running, from the switch counts of the rounds it
-// was recorded in (blocked_stretch.hpp), as of the newest round. Kept round by round,
-// so that each round costs its own tasks only.
+// How long each task of the newest round has been blocked, and the task blocked
+// longest, kept round by round so that each round costs its own tasks only. A task is
+// blocked since the start of the longer of two stretches: without running (its switch
+// counts unchanged since a sample: blocked_stretch.hpp), or in one wait (recorded with
+// the same stack in every round since). The second holds a wait that wakes and sleeps
+// again without its condition met: a fanotify permission wait is woken by every answer
+// of its listener to any event (fs/notify/fanotify/fanotify.c, wait_event_state on the
+// group's access_waitq), and a jbd2 log-space or page-lock waiter by unrelated commits
+// and bits, so their switch counts climb while they stay stuck. Such a task is caught
+// on a CPU now and then, and missing from a round: missing from one round only, it
+// keeps its stretches, and counts for the longest of that round as it was.
 class BlockedTracker {
  public:
   // The next complete round of `w` (rounds in order).
@@ -54,15 +62,22 @@ class BlockedTracker {
     double seconds = 0;
   };
   const Longest& longest() const { return longest_; }
-  // The stretch without running of a task of the newest round added; null when its
-  // switch counts are not known (or it was not in that round).
-  const SwitchStretch* stretch(int32_t tid) const {
-    auto it = stretches_.find(tid);
-    return it == stretches_.end() ? nullptr : &it->second;
-  }
+  // How long a task of the newest round added has been blocked, at `time_ns`; -1 when
+  // it was not in that round.
+  double seconds(int32_t tid, int64_t time_ns) const;
 
  private:
-  absl::flat_hash_map<int32_t, SwitchStretch> stretches_, next_;
+  struct Stretch {
+    SwitchStretch run;       // without running, where the switch counts are known
+    bool counts = false;     // run holds
+    StackId stack = 0;       // in one wait: this stack in every round since wait_ns
+    int64_t wait_ns = 0;
+    uint64_t seen = 0;       // the round (count of add()) it was last recorded in
+    std::string comm;
+    double seconds_at(int64_t time_ns) const;
+  };
+  absl::flat_hash_map<int32_t, Stretch> stretches_, next_;
+  uint64_t rounds_ = 0;  // rounds added
   Longest longest_;
 };
 

@@ -176,9 +176,17 @@ double cpu_seconds_per_weight(const SourceInfo& source);
 
 struct Capture;
 
-// The seconds a source's samples were taken over: its rounds times its interval for a
-// timed source (as average blocked threads count them), else the span of its samples'
-// times (SourceInfo::span_s); 0 where unknown. On-CPU cores are CPU seconds over it.
+// The seconds each round stands for, by index into Capture::rounds: from its start to
+// the start of the next round of its source, and for a source's last round the gap
+// before it. From the rounds' own times, never from the header's interval, which a
+// capture of `watch` (a round a second, then 50 a second after its trigger) or a late
+// round does not keep; the interval only where the times say nothing (a single round,
+// times out of order).
+std::vector<double> round_seconds(const Capture& capture);
+
+// The seconds a source's samples were taken over: the sum of its rounds' seconds for a
+// timed source (round_seconds), else the span of its samples' times
+// (SourceInfo::span_s); 0 where unknown. On-CPU cores are CPU seconds over it.
 double elapsed_seconds(const Capture& capture, size_t source);
 
 // An explicit statement by the kernel that one task waits for another, such as

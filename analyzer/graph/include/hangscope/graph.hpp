@@ -50,7 +50,7 @@ struct GraphNode {
   // `device` is where all its samples with a known device were, if they were on one).
   bool per_device = false;
   std::string mount_point;      // group nodes of one FUSE daemon's waiters: what it serves
-  std::string unseen;           // unseen nodes: the rule's words for the holder nobody saw
+  std::string unseen;           // unseen nodes: the words for the holder nobody saw (the rule's)
   double weight = 0;            // its tasks' average blocked threads (samples when untimed)
   uint64_t samples = 0;
   std::vector<WeightedTask> tasks;  // its heaviest tasks (a few); task nodes: the task
@@ -188,10 +188,26 @@ struct Spinning {
   bool dominates = false;
 };
 
+// A capture in which nothing is stuck: a few threads blocked at once at most, none of
+// them for long. What the verdict opens with on a healthy machine.
+struct Calm {
+  bool calm = false;
+  uint32_t peak = 0;       // most threads blocked in one round (idle waits left out)
+  double seconds = 0;      // the rounds' time (Summary::duration_s)
+  double longest_s = 0;    // the longest stay of one task in one wait group
+  TaskExample longest_task;
+  WaitPhrase longest_wait;  // its group's phrase; empty: nothing was blocked
+};
+
 struct Verdict {
   std::vector<Finding> findings;           // most blocked threads first
   std::vector<SubsystemShare> subsystems;  // heaviest first, idle waits excluded
   Spinning spinning;                       // judge_spinning() (analyses/spinning.cpp)
+  Calm calm;                               // judge_calm() (analyses/calm.cpp)
+  // Block devices the capture names (by the tasks' contexts and the journal threads'
+  // names): with one, tasks of no known device are assumed on it; with two or more, they
+  // are tied to none of them.
+  uint32_t devices = 0;
 };
 
 struct WaitGraph {
