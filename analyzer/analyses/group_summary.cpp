@@ -62,7 +62,7 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
   // Samples arrive round by round (readers append in order), so a task's run in a group
   // continues while its next sample is in the next round of the same source.
   for (const TaskSample& s : capture.samples) {
-    uint32_t g = cls.group(s.stack);
+    uint32_t g = cls.group(s);
     GroupSummary& gs = groups[g];
     gs.group = g;
     gs.weight += s.weight;

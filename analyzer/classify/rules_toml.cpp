@@ -219,7 +219,7 @@ class Loader {
   GroupRule group(const toml::table& t) const {
     check_keys(t,
                {"name", "title", "subsystem", "resource", "phrase", "subject", "tier", "named_by",
-                "idle", "root", "filesystems", "match", "holder"},
+                "idle", "in_d", "root", "filesystems", "match", "holder"},
                "[[group]]");
     GroupRule g;
     g.origin = at(t.source());
@@ -239,14 +239,23 @@ class Loader {
     g.phrase = text(t, "phrase", "[[group]]");
     if (g.phrase.empty()) g.phrase = "in " + g.title;
     g.subject = text(t, "subject", "[[group]]");
-    std::string tier = choice(t, "tier", {"specific", "generic", "role"});
-    g.tier = tier == "specific" ? Tier::specific : tier == "generic" ? Tier::generic : Tier::role;
+    std::string tier = choice(t, "tier", {"specific", "generic", "role", "primitive"});
+    g.tier = tier == "specific"    ? Tier::specific
+             : tier == "generic"   ? Tier::generic
+             : tier == "primitive" ? Tier::primitive
+                                   : Tier::role;
     const std::string named_by = choice(t, "named_by", {"caller", "frame", "user-caller"});
     g.by_frame = named_by == "frame";
     g.by_user_caller = named_by == "user-caller";
     if (g.by_frame && g.tier != Tier::generic)
       fail(t.get("named_by")->source(), "named_by is for generic groups (tier = \"generic\")");
+    if (g.tier == Tier::primitive && (g.by_user_caller || g.idle))
+      fail(t.get("tier")->source(),
+           "primitive groups are named by the kernel map: no named_by, never idle");
     g.idle = flag(t, "idle");
+    g.in_d = text(t, "in_d", "[[group]]");
+    if (!g.in_d.empty() && !g.idle)
+      fail(t.get("in_d")->source(), "in_d is for idle groups (idle = true)");
     g.root = flag(t, "root");
     if (g.root && g.tier != Tier::role)
       fail(t.get("root")->source(), "root is for role groups (tier = \"role\")");

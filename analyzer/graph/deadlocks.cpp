@@ -104,7 +104,7 @@ class Finder {
       }
       return;
     }
-    const uint32_t wait = c_.cls.wait(s.stack);
+    const uint32_t wait = c_.cls.wait(s);
     const uint32_t r = c_.cls.groups[wait].rule;
     if (r == kNoRule) return;
     const HolderRule& h = c_.rules.groups[r].holder;

@@ -40,7 +40,7 @@ void place_samples(Context& c) {
   c.node.resize(c.units.size());
   for (uint32_t i = 0; i < c.units.size(); ++i) {
     const TaskSample& s = c.sample_of(i);
-    const uint32_t g = c.cls.group(s.stack);
+    const uint32_t g = c.cls.group(s);
     const uint32_t dev = split[g] ? c.device[i] : 0;
     // A FUSE daemon's thread that is not itself blocked (D) was recorded as the holder.
     const bool serving = s.pid != 0 && c.fuse_daemon[i] == s.pid && s.state != 'D';

@@ -46,8 +46,11 @@ class RuleError : public std::runtime_error {
 
 // Specific rules beat generic ones whatever their position on the stack; role rules
 // (the jbd2 commit thread, a checkpointing task) beat both: what a task is decides
-// its group, and what it waits for is then decided by the other rules.
-enum class Tier : uint8_t { role, specific, generic };
+// its group, and what it waits for is then decided by the other rules. Primitive rules
+// (a bit wait, a wait queue: the blocking primitive at the bottom of a stack) name only
+// what no other rule does, by the kernel map's subsystem of their caller
+// ("md:bit-wait:md_bitmap_unplug").
+enum class Tier : uint8_t { role, specific, generic, primitive };
 
 // How sure a waits-on edge is. "explicit": the kernel said so (hung_task blocker lines,
 // lockdep); "strong": a rule identifies a single holder by its stack or name; "assumed":
@@ -97,7 +100,8 @@ struct HolderRule {
 };
 
 struct GroupRule {
-  std::string name;       // "jbd2:log-space"; generic rules add ":<caller>"
+  std::string name;       // "jbd2:log-space"; generic rules add ":<caller>", primitive
+                          // ones "<subsystem>:" before and ":<caller>" after
   std::string title;      // "jbd2 log space": for people
   std::string subsystem;  // "jbd2", "vfs", "mm", "locking", ...
   std::string resource;   // what the tasks wait for
@@ -113,6 +117,10 @@ struct GroupRule {
   // Tasks that sleep without waiting for anything (idle kernel threads, poll loops, a
   // FUSE daemon waiting for requests): counted, but never victims in the verdict.
   bool idle = false;
+  // Idle groups: the group of a task in D whose stack is of this group, which is then not
+  // idle ("freezer": from 6.1 a frozen task keeps the stack it slept in, interruptibly,
+  // and is reported in D). A task in D is never idle.
+  std::string in_d;
   // Role groups only: what their tasks wait for themselves does not release what others
   // wait on them for (a frozen file system stays frozen until it is thawed, whatever the
   // freezer waits for), so the waits-on chains of their waiters end at them.
@@ -180,8 +188,22 @@ struct Classification {
   std::vector<uint32_t> serves_rules;
   // 1 where the stack has a spin frame ([frames] spin): its running samples spin.
   std::vector<uint8_t> spins_of_stack;
+  // The group of a sample in D: its stack's, or where that is idle, its rule's `in_d`
+  // group (else the best group that is not idle): a task in D is never idle.
+  std::vector<uint32_t> in_d_of_stack;
 
   uint32_t group(StackId s) const { return group_of_stack[s]; }
+  // A sample's group: its stack's, but for a task in D (see in_d_of_stack).
+  uint32_t group(const TaskSample& s) const {
+    return s.state == 'D' && s.stack < in_d_of_stack.size() ? in_d_of_stack[s.stack]
+                                                            : group_of_stack[s.stack];
+  }
+  uint32_t wait(const TaskSample& s) const {
+    return s.state == 'D' && s.stack < in_d_of_stack.size() &&
+                   in_d_of_stack[s.stack] != group_of_stack[s.stack]
+               ? in_d_of_stack[s.stack]
+               : wait_of_stack[s.stack];
+  }
   bool spins(StackId s) const { return s < spins_of_stack.size() && spins_of_stack[s] != 0; }
   uint32_t wait(StackId s) const { return wait_of_stack[s]; }
   std::span<const uint32_t> serves(StackId s) const {
