@@ -8,7 +8,8 @@
 # prometheus (its server and promtool) is what the live test of watch's metrics scrapes
 # with (Boost.Beast, whose headers come with libboost-graph-dev, serves them); libncurses-dev draws top's full-screen view, and
 # tmux is the real terminal its live test drives; fio is the direct-I/O load of
-# fixtures/oncpu/make-fio-capture.sh.
+# fixtures/oncpu/make-fio-capture.sh; linux-source-6.12 is the kernel tree the built-in
+# kernel map is checked against (tests/support/check-kernel-map.sh).
 set -eu
 PACKAGES="
   g++ cmake ninja-build pkg-config
@@ -53,6 +54,7 @@ PACKAGES="
   dpkg-dev
   lintian
   python3-jsonschema
+  linux-source-6.12
 "
 # node and npm for the browser test (tests/browser/): Debian's, unless a node is there.
 command -v node >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs"
