@@ -402,7 +402,7 @@ TEST(OnCpuDiff, TwoRealProfilesThatDifferByShareOfCpu) {
   ASSERT_EQ(d.on_cpu.base.draws.size(), 1u);
   EXPECT_EQ(d.on_cpu.base.draws[0].kind, DrawKind::samples);
   EXPECT_EQ(d.on_cpu.base.draws[0].units, 3107u);
-  const DiffRow& pipe = row(d.on_cpu.groups, "other:anon_pipe_write");
+  const DiffRow& pipe = row(d.on_cpu.groups, "vfs:wait:anon_pipe_write");
   EXPECT_NEAR(pipe.base, 191191191.0 / 3110110107.0, 1e-7);  // values are floats
   EXPECT_EQ(pipe.target, 0);
   EXPECT_EQ(pipe.change, Change::vanished);

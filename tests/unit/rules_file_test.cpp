@@ -204,8 +204,9 @@ innermost = true
   EXPECT_EQ(r.groups.size(), builtin_rules().groups.size() + 1);
   EXPECT_EQ(r.groups[0].name, "my:create");
   EXPECT_EQ(r.find("vfs:rename-lock")->resource, "my words");
-  // The override has no innermost do_renameat2 match any more.
-  EXPECT_EQ(group_of(r, {"do_renameat2", "__x64_sys_rename"}), "other:do_renameat2");
+  // The override has no innermost do_renameat2 match any more: the kernel map names the
+  // wait by its subsystem (fs/namei.c), not the rename lock.
+  EXPECT_EQ(group_of(r, {"do_renameat2", "__x64_sys_rename"}), "vfs:wait:do_renameat2");
   EXPECT_EQ(group_of(r, {"lock_rename", "do_renameat2"}), "vfs:rename-lock");
   // Added groups win ties (same frame, same tier) against the built-in vfs:dir-lock.
   EXPECT_EQ(group_of(r, {"filename_create", "do_mkdirat"}), "my:create");
