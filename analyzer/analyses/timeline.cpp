@@ -40,8 +40,7 @@ Timeline build_timeline(const Capture& capture, const Classification& cls, const
   t.blocked.assign(t.rounds.size() * t.groups.size(), 0);
   for (const TaskSample& s : capture.samples) {
     if (!in_rounds(s)) continue;
-    t.blocked[size_t{row_of[s.round]} * t.groups.size() + column_of[cls.group(s)]] +=
-        s.weight;
+    t.blocked[size_t{row_of[s.round]} * t.groups.size() + column_of[cls.group(s)]] += s.weight;
   }
 
   for (size_t r = 0; r < t.rounds.size(); ++r) t.peak = std::max(t.peak, t.total(r));

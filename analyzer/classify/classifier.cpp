@@ -99,11 +99,16 @@ class Classifier {
     last_below_.assign(compiled_.matches().size(), kUnset);
     holder_hit_.assign(rules().groups.size(), 0);
     holder_not_.assign(rules().groups.size(), 0);
-    in_d_.assign(rules().groups.size(), kUnset);
-    for (uint32_t r = 0; r < rules().groups.size(); ++r)
-      if (!rules().groups[r].in_d.empty())
-        if (const GroupRule* g = rules().find(rules().groups[r].in_d))
-          in_d_[r] = static_cast<uint32_t>(g - rules().groups.data());
+    // Each match's in_d group, by rule index (the rules that make it are per group).
+    in_d_.assign(compiled_.matches().size(), kUnset);
+    std::vector<uint32_t> next(rules().groups.size(), 0);  // per rule: its next match
+    for (uint32_t m = 0; m < compiled_.matches().size(); ++m) {
+      const uint32_t r = compiled_.matches()[m].rule;
+      const std::string& in_d = rules().groups[r].matches[next[r]++].in_d;
+      if (!in_d.empty())
+        if (const GroupRule* g = rules().find(in_d))
+          in_d_[m] = static_cast<uint32_t>(g - rules().groups.data());
+    }
   }
 
   void run(StackId begin, StackId end, Classification& out, PartGroups& part) {
@@ -222,20 +227,25 @@ class Classifier {
     }
     touched_rules_.clear();
 
-    const uint32_t group = number(
-        best.match == kUnset ? unclassified_key(innermost) : key_of(best), id, part);
+    const uint64_t unclassified = unclassified_key(innermost);
+    const uint32_t group = number(best.match == kUnset ? unclassified : key_of(best), id, part);
     out.group_of_stack[id] = group;
     out.wait_of_stack[id] = best.tier == Tier::role && best_wait.match != kUnset
                                 ? number(key_of(best_wait), id, part)
                                 : group;
-    // A task in D is never idle: its idle rule's in_d group, else what it waits on.
+    // A task in D is never idle: its match's in_d group, else what it waits on.
     uint32_t in_d = group;
     if (best.match != kUnset && rules().groups[best.rule].idle)
-      in_d = number(in_d_[best.rule] != kUnset ? group_key(in_d_[best.rule], kNoFrame)
+      in_d = number(in_d_[best.match] != kUnset ? group_key(in_d_[best.match], kNoFrame)
                     : best_busy.match != kUnset ? key_of(best_busy)
-                                                : unclassified_key(innermost),
+                                                : unclassified,
                     id, part);
     out.in_d_of_stack[id] = in_d;
+    // A running task waits for nothing: a primitive (the last tier, matched only where no
+    // other rule did) says how a task sleeps, and a running one does not sleep (an on-CPU
+    // profile's anon_pipe_write is copying, not waiting).
+    const bool primitive = best.match != kUnset && best.tier == Tier::primitive;
+    out.running_of_stack[id] = primitive ? number(unclassified, id, part) : group;
   }
 
  public:
@@ -288,9 +298,8 @@ class Classifier {
       return std::any_of(m.frames.begin(), m.frames.end(),
                          [](const FramePattern& p) { return p.any(); });
     });
-    if (frame == kNoFrame)
-      return any ? unclassified(frame, first)
-                 : WaitGroup{rule.name + ":?", rule.title, rule.subsystem, rule.resource, r, false};
+    // No caller (a stack cut after its scheduler frames): nothing names the wait.
+    if (frame == kNoFrame) return unclassified(frame, first);
     const std::string caller(index_.canonical(frame));
     const KernelSubsystem sub = KernelMap::builtin().subsystem_of(caller, stacks_.module(frame));
     if (!sub.known())
@@ -374,7 +383,7 @@ class Classifier {
   size_t innermost_ = 0;  // of frames_: the first meaningful frame
   std::vector<uint32_t> first_, last_below_, touched_;  // per match
   std::vector<uint8_t> holder_hit_, holder_not_;        // per rule
-  std::vector<uint32_t> in_d_;                          // per rule: its in_d rule
+  std::vector<uint32_t> in_d_;                          // per match: its in_d rule
   std::vector<uint32_t> touched_rules_;
   absl::flat_hash_map<uint64_t, uint32_t> number_;  // the range's keys, by group_key
 };
@@ -436,6 +445,7 @@ void merge_parts(std::vector<PartGroups>& parts, const StackTable& stacks,
         out.group_of_stack[s] = renumbered[0][out.group_of_stack[s]];
         out.wait_of_stack[s] = renumbered[0][out.wait_of_stack[s]];
         out.in_d_of_stack[s] = renumbered[0][out.in_d_of_stack[s]];
+        out.running_of_stack[s] = renumbered[0][out.running_of_stack[s]];
       }
     out.serves_begin = std::move(parts[0].serves_begin);
     out.serves_rules = std::move(parts[0].serves_rules);
@@ -453,6 +463,7 @@ void merge_parts(std::vector<PartGroups>& parts, const StackTable& stacks,
       out.group_of_stack[s] = to[out.group_of_stack[s]];
       out.wait_of_stack[s] = to[out.wait_of_stack[s]];
       out.in_d_of_stack[s] = to[out.in_d_of_stack[s]];
+      out.running_of_stack[s] = to[out.running_of_stack[s]];
     }
     const PartGroups& part = parts[i];
     std::copy(part.serves_rules.begin(), part.serves_rules.end(),
@@ -476,6 +487,7 @@ Classification classify(const StackTable& stacks, const RuleSet& rules, unsigned
   out.group_of_stack.resize(n);
   out.wait_of_stack.resize(n);
   out.in_d_of_stack.resize(n);
+  out.running_of_stack.resize(n);
   out.spins_of_stack.resize(n);
   std::vector<PartGroups> part_groups(parts);
   run_tasks(parts, workers, [&](size_t i) {
@@ -485,6 +497,12 @@ Classification classify(const StackTable& stacks, const RuleSet& rules, unsigned
              part_groups[i]);
   });
   merge_parts(part_groups, stacks, compiled, index, threads, out);
+  // Most inputs have no stack whose group changes with the state: no vectors then.
+  auto unchanged = [&](const std::vector<uint32_t>& v) {
+    return std::equal(v.begin(), v.end(), out.group_of_stack.begin());
+  };
+  if (unchanged(out.in_d_of_stack)) std::vector<uint32_t>().swap(out.in_d_of_stack);
+  if (unchanged(out.running_of_stack)) std::vector<uint32_t>().swap(out.running_of_stack);
   return out;
 }
 

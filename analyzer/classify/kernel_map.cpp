@@ -90,26 +90,30 @@ KernelMap KernelMap::parse(std::string text, std::string_view name) {
       map.subsystems_.push_back({key, fields});
       continue;
     }
+    auto* table = line[0] == 'F'   ? &map.functions_
+                  : line[0] == 'P' ? &map.prefixes_
+                  : line[0] == 'M' ? &map.modules_
+                                   : nullptr;
+    if (!table) throw bad("not a record of the kernel map");
     uint32_t index = 0;
     for (char c : fields) {
       if (c < '0' || c > '9') throw bad("the subsystem index is not a number");
       index = index * 10 + static_cast<uint32_t>(c - '0');
     }
-    if (fields.empty() || index >= map.subsystems_.size())
+    if (fields.empty() || fields.size() > 9 || index >= map.subsystems_.size())
       throw bad("no such subsystem (S lines come first)");
-    switch (line[0]) {
-      case 'F': map.functions_.emplace(key, index); break;
-      case 'P': map.prefixes_.emplace(key, index); break;
-      case 'M': map.modules_.emplace(key, index); break;
-      default: throw bad("not a record of the kernel map");
-    }
+    table->emplace(key, index);
   }
   return map;
 }
 
+KernelMap KernelMap::read_builtin() {
+  return parse(decompress(classify_data::kKernelMap, classify_data::kKernelMapSize),
+               "kernel_map.txt");
+}
+
 const KernelMap& KernelMap::builtin() {
-  static const KernelMap map = parse(
-      decompress(classify_data::kKernelMap, classify_data::kKernelMapSize), "kernel_map.txt");
+  static const KernelMap map = read_builtin();
   return map;
 }
 

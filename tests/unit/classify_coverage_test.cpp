@@ -295,6 +295,12 @@ const std::vector<Known>& known_stacks() {
        {"__raw_callee_save___kvm_vcpu_is_preempted", "rwsem_spin_on_owner",
         "rwsem_down_write_slowpath", "down_write_killable", "__vm_munmap", "__x64_sys_munmap"}},
       {"other:ext4_es_lookup_extent", {"_raw_read_lock", "ext4_es_lookup_extent", "ext4_map_blocks"}},
+      // A spinlock_t on PREEMPT_RT sleeps in its rt_mutex: rt_spin_lock -> rtlock_slowlock
+      // (inlined) -> rtlock_slowlock_locked -> schedule_rtlock (kernel/locking/
+      // spinlock_rt.c, rtmutex.c, 5.15+), here a network driver's xmit lock.
+      {"rt-spinlock:ei_start_xmit",
+       {"__schedule", "schedule_rtlock", "rtlock_slowlock_locked", "rt_spin_lock",
+        "ei_start_xmit", "dev_hard_start_xmit", "sch_direct_xmit", "__dev_queue_xmit"}},
       // Primitives named by the kernel map (tests/unit/kernel_map_test.cpp): syzkaller's
       // pkg/report/testdata/linux/guilty/62 (6.1, gfs2 recovery); koverstreet/bcachefs
       // issue 114 (5.7), as a dump and as /proc shows it; md_wait_for_blocked_rdev's

@@ -18,10 +18,6 @@ struct Frame {
   std::string_view module = {};
 };
 
-const WaitGroup& group_of(const StackTable& st, const Classification& c, StackId s) {
-  return c.groups[c.group(s)];
-}
-
 // Classifies one stack, leaf first, and returns its group.
 WaitGroup classify_one(std::initializer_list<Frame> leaf_first) {
   StackTable st;
@@ -29,7 +25,7 @@ WaitGroup classify_one(std::initializer_list<Frame> leaf_first) {
   for (const Frame& f : leaf_first) ids.push_back(st.intern_frame(f.function, f.module));
   const StackId s = st.intern_stack(ids);
   const Classification c = classify(st, builtin_rules());
-  return group_of(st, c, s);
+  return c.groups[c.group(s)];
 }
 
 }  // namespace
@@ -128,6 +124,8 @@ TEST(KernelMap, AWaitQueueOfAModuleIsNamedByItsModuleEvenWithItsPrimitiveHidden)
   const WaitGroup unknown = classify_one({{"mydrv_wait"}, {"mydrv_ioctl"}});
   EXPECT_EQ(unknown.name, "other:mydrv_wait");
   EXPECT_TRUE(unknown.unclassified);
+  // Nor does a primitive with no caller above it (a stack a paste cut after schedule).
+  EXPECT_EQ(classify_one({{"__schedule"}, {"schedule"}}).name, "other:(no stack)");
   // A system call's entry innermost names no wait either.
   EXPECT_TRUE(classify_one({{"do_syscall_64"}, {"entry_SYSCALL_64_after_hwframe"}}).unclassified);
 }

@@ -34,6 +34,8 @@ class KernelMap {
   static KernelMap parse(std::string text, std::string_view name);
   // The built-in map, read on first use (thread-safe).
   static const KernelMap& builtin();
+  // A fresh copy of the built-in map: decompressed and parsed, what its first use costs.
+  static KernelMap read_builtin();
   // The compressed size of the built-in map, in bytes.
   static size_t builtin_compressed_size();
 
