@@ -3,6 +3,7 @@
 
     scripts/kernel-map.py build TREE... -o analyzer/classify/kernel_map.txt.zst
     scripts/kernel-map.py check INDEX TREE [--sample N]
+    scripts/kernel-map.py modules INDEX TREE... -o INDEX
 
 `build` reads each TREE (a kernel source directory, or a tarball such as Debian's
 /usr/src/linux-source-6.12.tar.xz), finds the functions defined in its C files (a careful
@@ -28,6 +29,8 @@ Format (one record a line, fields separated by one space; '#' lines say how it w
     S <short> <section title>     a subsystem; later lines refer to it by its index (0...)
     P <prefix> <index>            functions starting with <prefix> (longest prefix wins)
     F <function> <index>          a function (wins over any prefix)
+    M <module> <index>            a module whose name does not say its subsystem (a frame's
+                                  [module] tag), of those the trees can build as modules
 """
 import argparse
 import collections
@@ -55,9 +58,11 @@ FILE_NAMED_DIRS = {"kernel"}
 # Files whose MAINTAINERS sections are too broad or too narrow to name a wait well.
 SKIP_SECTIONS = {"THE REST"}
 
-DEF_START = re.compile(r"^(?!(?:typedef|struct|union|enum|return|if|else|for|while|do|switch|"
-                       r"case|goto|extern|asm|__asm__)\b)[A-Za-z_][^;={}#]*?"
-                       r"\b([A-Za-z_]\w*)\s*\(")
+# A definition's first line: its name at the start of the line (kernel style puts the type
+# on the line before: "static ssize_t\npipe_write(...)") or after its type on the same line
+# ("struct page *alloc_pages(...)").
+DEF_START = re.compile(r"^(?!(?:typedef|return|if|else|for|while|do|switch|case|goto|extern|"
+                       r"asm|__asm__)\b)(?:[A-Za-z_][^;={}#]*?\b)?([A-Za-z_]\w*)\s*\(")
 MACRO_DEF = re.compile(r"^(?:SYSCALL_DEFINE\d|COMPAT_SYSCALL_DEFINE\d)\((\w+)")
 SKIP_SPECIFIERS = re.compile(r"\b(?:inline|__always_inline|__init|__exit|__initdata|"
                              r"__meminit|__ref|__cpuinit|__devinit)\b")
@@ -69,18 +74,33 @@ NOT_NAMES = {"if", "for", "while", "switch", "return", "sizeof", "typeof", "__ty
 
 # ------------------------------------------------------------------ reading a tree
 
+def build_files(name):
+    """What makes the modules: MAINTAINERS, the Makefiles and Kconfig files (which options
+    can be modules)."""
+    return (name in ("MAINTAINERS", "Makefile", "Kbuild") or name == "Kconfig"
+            or name.startswith("Kconfig."))
+
+
+def wanted(name):
+    """The files of a tree the map is made from: C files and the build files."""
+    return name.endswith(".c") or build_files(name)
+
+
 class Tree:
     """A kernel tree: a directory, or a tarball read member by member."""
 
-    def __init__(self, path):
+    def __init__(self, path, wanted=wanted):
         self.path = path
-        self.files = {}  # relative path -> text, for .c files and MAINTAINERS, Makefile
+        self.files = {}  # relative path -> text, of the files `wanted` takes
+        self.names = set()  # the relative path of every file, read or not
         if os.path.isdir(path):
-            for root, _dirs, names in os.walk(path):
-                for n in names:
-                    if n.endswith(".c") or n in ("MAINTAINERS", "Makefile", "Kbuild"):
-                        full = os.path.join(root, n)
-                        rel = os.path.relpath(full, path)
+            for root, dirs, names in os.walk(path):
+                dirs.sort()  # the same order on every machine
+                for n in sorted(names):
+                    full = os.path.join(root, n)
+                    rel = os.path.relpath(full, path)
+                    self.names.add(rel)
+                    if wanted(n):
                         with open(full, "rb") as f:
                             self.files[rel] = f.read().decode("utf-8", "replace")
         else:
@@ -89,8 +109,8 @@ class Tree:
                     if not m.isfile():
                         continue
                     rel = m.name.split("/", 1)[1] if "/" in m.name else m.name
-                    base = os.path.basename(rel)
-                    if rel.endswith(".c") or base in ("MAINTAINERS", "Makefile", "Kbuild"):
+                    self.names.add(rel)
+                    if wanted(os.path.basename(rel)):
                         self.files[rel] = tar.extractfile(m).read().decode("utf-8", "replace")
         if "MAINTAINERS" not in self.files:
             sys.exit(f"kernel-map: {path}: no MAINTAINERS file: not a kernel tree")
@@ -169,7 +189,7 @@ def functions_of(text):
         semi = text_head.find(";")
         paren = text_head.find("(")
         is_def = brace >= 0 and (semi < 0 or brace < semi) and ")" in text_head[:brace]
-        if not is_def or (not macro and "=" in text_head[:paren]):
+        if not is_def or (not macro and "=" in text_head[:brace]):
             i = j + 1
             continue
         # The body: to the first '}' at the start of a line.
@@ -178,8 +198,12 @@ def functions_of(text):
             k += 1
         body = "\n".join(lines[j:k])
         name = ("__do_sys_" + m.group(1)) if macro else m.group(1)
+        # Its specifiers: before the name, on the line before where the name starts one.
+        specifiers = text_head[:paren]
+        if m.start(1) == 0 and i > 0:
+            specifiers = lines[i - 1] + " " + specifiers
         kept = macro is not None or (name not in NOT_NAMES and
-                                     not SKIP_SPECIFIERS.search(text_head[:paren]))
+                                     not SKIP_SPECIFIERS.search(specifiers))
         if name not in NOT_NAMES:
             defs.append((name, kept, body))
         i = k + 1
@@ -307,14 +331,41 @@ def short_name(pattern, path):
 
 # ------------------------------------------------------------------ building
 
-OBJ_LINE = re.compile(r"^obj-[^\s+:=]*\s*[+:]?=\s*(.*)$")
+OBJ_LINE = re.compile(r"^obj-(m|\$\(CONFIG_([A-Za-z0-9_]+)\))\s*[+:]?=\s*(.*)$")
 PART_LINE = re.compile(r"^([A-Za-z0-9_-]+)-(?:y|objs|\$\([A-Z0-9_]+\))\s*[+:]?=\s*(.*)$")
+CONFIG_LINE = re.compile(r"^\s*(?:menu)?config\s+([A-Za-z0-9_]+)\s*$")
+TYPE_LINE = re.compile(r"^\s*(bool|tristate|def_bool|def_tristate|int|hex|string)\b")
 
 
-def modules_of(files):
+def tristate_options(files):
+    """The options of the Kconfig files that can be built as modules (tristate): an
+    object of "obj-$(CONFIG_X)" is a module only if X is one."""
+    out = set()
+    for rel, text in files.items():
+        if not os.path.basename(rel).startswith("Kconfig"):
+            continue
+        option = None
+        for line in text.split("\n"):
+            m = CONFIG_LINE.match(line)
+            if m:
+                option = m.group(1)
+                continue
+            m = TYPE_LINE.match(line)
+            if m and option:
+                if m.group(1) in ("tristate", "def_tristate"):
+                    out.add(option)
+                option = None
+    return out
+
+
+def modules_of(files, names):
     """Each module a Makefile (or Kbuild) builds, with the C file of its first object:
-    "obj-$(CONFIG_MD) += md-mod.o" and "md-mod-y += md.o ..." make md_mod of drivers/md/md.c
-    (module names are written with '_', as the kernel and its stack dumps show them)."""
+    "obj-$(CONFIG_BLK_DEV_MD) += md-mod.o" and "md-mod-y += md.o ..." make md_mod of
+    drivers/md/md.c (module names are written with '_', as the kernel and its stack dumps
+    show them). Only objects that can be modules: those of obj-m, and of obj-$(CONFIG_X)
+    where X is tristate; obj-y and the objects of bool options are built in, and a frame
+    of theirs never has a module tag. `names`: the tree's files, read or not."""
+    tristate = tristate_options(files)
     out = {}
     for rel, text in files.items():
         if os.path.basename(rel) not in ("Makefile", "Kbuild") or rel in ("Makefile", "Kbuild"):
@@ -326,7 +377,8 @@ def modules_of(files):
         for line in text.split("\n"):
             m = OBJ_LINE.match(line)
             if m:
-                objects += [w[:-2] for w in m.group(1).split() if w.endswith(".o")]
+                if m.group(1) == "m" or m.group(2) in tristate:
+                    objects += [w[:-2] for w in m.group(3).split() if w.endswith(".o")]
                 continue
             m = PART_LINE.match(line)
             if m:
@@ -335,9 +387,20 @@ def modules_of(files):
         for obj in objects:
             first = parts.get(obj, [obj])
             source = os.path.join(directory, (first[0] if first else obj) + ".c")
-            if source in files:
+            if source in names:
                 out.setdefault(obj.replace("-", "_"), source)
     return out
+
+
+def subsystem_of_file(fmap, rel):
+    """A C file's subsystem: the short name and title of its MAINTAINERS section; for a
+    file of no section but THE REST (kernel/exit.c, kernel/kthread.c, ipc/), its path's
+    name by the same rules, titled by the path ("kernel/exit.c", "ipc/")."""
+    section, pattern = fmap.section_of(rel)
+    if section is not None:
+        return short_name(pattern, rel), section.title
+    directory = os.path.dirname(rel)
+    return short_name(rel, rel), rel if directory in FILE_NAMED_DIRS else directory + "/"
 
 
 def read_tree(path):
@@ -351,25 +414,20 @@ def read_tree(path):
         if not rel.endswith(".c") or rel.startswith(("tools/", "samples/", "scripts/",
                                                       "Documentation/", "usr/")):
             continue
-        section, pattern = fmap.section_of(rel)
-        if section is None:
-            continue
-        short = short_name(pattern, rel)
+        short, title = subsystem_of_file(fmap, rel)
         sleeping, defined = functions_of(text)
         sleeping = set(sleeping)
         for name in defined:
             old = functions.get(name)
             if old is None:
-                functions[name] = (short, section.title, rel, name in sleeping)
+                functions[name] = (short, title, rel, name in sleeping)
             elif old[0] != short:
                 functions[name] = (None, None, None, False)
             elif name in sleeping and not old[3]:
-                functions[name] = (short, section.title, rel, True)
+                functions[name] = (short, title, rel, True)
     modules = {}
-    for module, rel in modules_of(tree.files).items():
-        section, pattern = fmap.section_of(rel)
-        if section is not None:
-            modules[module] = (short_name(pattern, rel), section.title)
+    for module, rel in modules_of(tree.files, tree.names).items():
+        modules[module] = subsystem_of_file(fmap, rel)
     return tree, {k: v for k, v in functions.items() if v[0] is not None}, modules
 
 
@@ -430,13 +488,13 @@ def build(args):
     merged = {}   # function -> short
     callers = set()
     modules = {}  # module -> short
-    titles = {}   # short -> section title
+    titles = collections.defaultdict(collections.Counter)  # short -> section titles
     made_of = []
     for path in args.trees:
         tree, functions, tree_modules = read_tree(path)
         for module, (short, title) in tree_modules.items():
             modules[module] = short
-            titles.setdefault(short, title)
+            titles[short][title] += 1
         base = os.path.basename(path.rstrip("/")).split(".tar")[0]
         package = subprocess.run(["dpkg-query", "-W", "-f=${Version}", base], check=False,
                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout.decode()
@@ -445,7 +503,7 @@ def build(args):
             merged[name] = short
             if sleeps:
                 callers.add(name)
-            titles.setdefault(short, title)
+            titles[short][title] += 1
         print(f"kernel-map: {path}: {tree.version()}, {len(functions)} functions",
               file=sys.stderr)
     rules, listed = compress(merged, callers)
@@ -459,33 +517,74 @@ def build(args):
     out.write(f"# command: scripts/kernel-map.py build {' '.join(os.path.basename(t.rstrip('/')) for t in args.trees)} -o {os.path.basename(args.output)}\n")
     out.write(f"# functions: {len(merged)}, {len(callers)} that can wait; {len(listed)} listed, "
               f"the others by {len(rules)} prefixes\n")
+    # A short name's title: the section most of its functions are in ("scsi" is the SCSI
+    # SUBSYSTEM, not the first driver section found under drivers/scsi/).
     for s in shorts:
-        out.write(f"S {s} {titles[s]}\n")
+        out.write(f"S {s} {titles[s].most_common(1)[0][0]}\n")
     for p in sorted(rules):
         out.write(f"P {p} {index[rules[p]]}\n")
     for name in sorted(listed):
         out.write(f"F {name} {index[listed[name]]}\n")
     for name in sorted(modules):
         out.write(f"M {name} {index[modules[name]]}\n")
-    data = out.getvalue().encode()
-    if args.output.endswith(".zst"):
-        data = subprocess.run(["zstd", "-19", "-q", "-c"], input=data, check=True,
-                              stdout=subprocess.PIPE).stdout
-    with open(args.output, "wb") as f:
-        f.write(data)
+    data = write_bytes(args.output, out.getvalue().encode())
     print(f"kernel-map: {args.output}: {len(shorts)} subsystems, {len(rules)} prefixes, "
           f"{len(listed)} functions and {len(modules)} modules listed, {len(data)} bytes",
           file=sys.stderr)
 
 
+def modules(args):
+    """The module step of `build` on a map made before it: keeps the module records of
+    INDEX that some TREE can build as a module (obj-m, or obj-$(CONFIG_X) with X
+    tristate), reading only the trees' Makefiles and Kconfig files (a minute, where
+    `build` reads every C file for an hour). What `build` writes passes unchanged."""
+    can_be = set()
+    for path in args.trees:
+        tree = Tree(path, wanted=build_files)
+        can_be.update(modules_of(tree.files, tree.names))
+    data = read_bytes(args.index)
+    lines = data.decode().split("\n")
+    kept = [line for line in lines if not line.startswith("M ") or line.split(" ")[1] in can_be]
+    dropped = len(lines) - len(kept)
+    if dropped:
+        trees = " ".join(os.path.basename(t.rstrip("/")).split(".tar")[0] for t in args.trees)
+        note = (f"# modules: those the trees can build as modules: scripts/kernel-map.py "
+                f"modules {os.path.basename(args.index)} {trees} "
+                f"-o {os.path.basename(args.output)}")
+        last = max(i for i, line in enumerate(kept) if line.startswith("#"))
+        kept.insert(last + 1, note)
+    write_bytes(args.output, "\n".join(kept).encode())
+    print(f"kernel-map: {args.output}: {dropped} modules dropped, "
+          f"{sum(line.startswith('M ') for line in kept)} kept", file=sys.stderr)
+
+
 # ------------------------------------------------------------------ checking
 
-def read_index(path):
+def read_bytes(path):
+    """A map's text, from a .zst file or plain."""
     with open(path, "rb") as f:
         data = f.read()
     if path.endswith(".zst"):
         data = subprocess.run(["zstd", "-d", "-q", "-c"], input=data, check=True,
                               stdout=subprocess.PIPE).stdout
+    return data
+
+
+def write_bytes(path, data):
+    """Writes a map's text, compressed where the name ends in .zst; returns what it wrote.
+    The frame says its size (hangscope's reader needs it), which zstd knows of a pipe only
+    when told."""
+    if path.endswith(".zst"):
+        data = subprocess.run(["zstd", "-19", "-q", "-c", f"--stream-size={len(data)}"],
+                              input=data, check=True,
+                              stdout=subprocess.PIPE).stdout
+    with open(path, "wb") as f:
+        f.write(data)
+    return data
+
+
+def read_index(path):
+    data = read_bytes(path)
     shorts, rules, listed, header = [], {}, {}, []
     for line in data.decode().split("\n"):
         if line.startswith("#"):
@@ -540,13 +639,11 @@ def check(args):
         wanted = set(sample)
         for path in found:
             rel = os.path.relpath(path, root)
-            section, pattern = fmap.section_of(rel)
-            if section is None:
-                continue
+            short, _title = subsystem_of_file(fmap, rel)
             with open(path, encoding="utf-8", errors="replace") as f:
                 _sleeping, defined = functions_of(f.read())
             for name in wanted.intersection(defined):
-                seen[name].add(short_name(pattern, rel))
+                seen[name].add(short)
     # A sampled function this tree does not define is of the other tree (renamed).
     here = [n for n in sample if n in seen]
     bad = [n for n in here if listed[n] not in seen[n]]
@@ -569,8 +666,12 @@ def main():
     c.add_argument("tree")
     c.add_argument("--sample", type=int, default=300)
     c.add_argument("--seed", type=int, default=42)
+    m = sub.add_parser("modules")
+    m.add_argument("index")
+    m.add_argument("trees", nargs="+")
+    m.add_argument("-o", "--output", required=True)
     args = ap.parse_args()
-    build(args) if args.command == "build" else check(args)
+    {"build": build, "check": check, "modules": modules}[args.command](args)
 
 
 if __name__ == "__main__":
