@@ -143,7 +143,7 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
   // stack has at most one besides its own: an idle one in D, or a primitive one running).
   auto top_index = [&](uint32_t group, StackId stack) {
     uint8_t v = 0;
-    while (v + 1 < variants && cls.group_of_variant(stack, v) != group) ++v;
+    while (size_t{v} + 1 < variants && cls.group_of_variant(stack, v) != group) ++v;
     return size_t{stack} * variants + v;
   };
   std::vector<uint32_t> top_slot(stack_weight.size(), kNotTop);
