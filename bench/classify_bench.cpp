@@ -14,6 +14,7 @@
 
 #include "hangscope/analysis.hpp"
 #include "hangscope/ingest.hpp"
+#include "hangscope/kernel_map.hpp"
 
 using namespace hangscope;
 
@@ -143,6 +144,16 @@ void BM_ParseBuiltinRules(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_ParseBuiltinRules)->Unit(benchmark::kMillisecond);
+
+// The kernel map's first use: the embedded map decompressed and parsed into its tables
+// (once a process, when the first stack no rule names is classified).
+void BM_ReadKernelMap(benchmark::State& state) {
+  for (auto _ : state) {
+    KernelMap map = KernelMap::read_builtin();
+    benchmark::DoNotOptimize(map.functions());
+  }
+}
+BENCHMARK(BM_ReadKernelMap)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 

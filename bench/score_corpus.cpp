@@ -187,13 +187,13 @@ void score_syzkaller(const fs::path& dir, SyzScore& score) {
 
     for (const TaskSample& s : c.samples) {
       if (s.state == 'R') continue;  // running, not blocked
-      const bool other = cls.groups[cls.group(s.stack)].unclassified;
+      const bool other = cls.groups[cls.group(s)].unclassified;
       score.blocked_weight += s.weight;
       score.unclassified_weight += other ? s.weight : 0;
     }
     for (const TaskSample* s : hung_samples) {
       score.hung_weight += s->weight;
-      score.hung_unclassified += cls.groups[cls.group(s->stack)].unclassified ? s->weight : 0;
+      score.hung_unclassified += cls.groups[cls.group(*s)].unclassified ? s->weight : 0;
     }
 
     if (!function.empty() && function != "corrupted") {
@@ -204,13 +204,12 @@ void score_syzkaller(const fs::path& dir, SyzScore& score) {
         if (!pick && stack_has(c, s->stack, functions)) pick = s;
       for (const TaskSample& s : c.samples)
         if (!pick && stack_has(c, s.stack, functions)) pick = &s;
-      const bool named = pick && !cls.groups[cls.group(pick->stack)].unclassified;
+      const bool named = pick && !cls.groups[cls.group(*pick)].unclassified;
       score.titled_named += named;
       if (!pick)
         notes.push_back(fmt::format("{}: in no stack", function));
       else if (!named)
-        notes.push_back(
-            fmt::format("{}: in {}", function, cls.groups[cls.group(pick->stack)].name));
+        notes.push_back(fmt::format("{}: in {}", function, cls.groups[cls.group(*pick)].name));
     }
     if (verbose && !notes.empty()) {
       fmt::print("  {}{}:", file, corrupted ? " (corrupted)" : "");

@@ -120,7 +120,7 @@ TopFrame TopModel::frame(const RoundWindow& w) {
   if (young && devices_unknown(analysis.graph)) {
     auto [begin, end] = w.tasks(*newest);
     const size_t blocked = static_cast<size_t>(std::count_if(
-        begin, end, [&](const WindowTask& t) { return !groups_.idle(cls.group(t.stack)); }));
+        begin, end, [&](const WindowTask& t) { return !groups_.idle(cls.group(t.stack, t.state)); }));
     f.verdict = unsettled_words(blocked, w.rounds().size());
   }
 
@@ -140,7 +140,7 @@ TopFrame TopModel::frame(const RoundWindow& w) {
     ++bucket_rounds[b];
     auto [begin, end] = w.tasks(*r);
     for (auto t = begin; t != end; ++t) {
-      Seen& s = seen[cls.group(t->stack)];
+      Seen& s = seen[cls.group(t->stack, t->state)];
       if (s.per_bucket.empty()) s.per_bucket.assign(buckets, 0);
       ++s.per_bucket[b];
       if (t->context) ++s.devices[w.context(t->context).device];
@@ -182,7 +182,7 @@ TopFrame TopModel::frame(const RoundWindow& w) {
   // The tasks of the newest round, blocked longest first.
   auto [begin, end] = w.tasks(*newest);
   for (auto t = begin; t != end; ++t) {
-    const uint32_t g = cls.group(t->stack);
+    const uint32_t g = cls.group(t->stack, t->state);
     if (groups_.idle(g)) continue;
     TopTaskRow row;
     row.pid = t->pid;

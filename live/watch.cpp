@@ -89,7 +89,9 @@ void Watch::after_round() {
   const int64_t t = round.time_ns;
   blocked_.add(w, round);
   const Classification& cls = groups_.of(w);
-  auto counted = [&](const WindowTask& task) { return !groups_.idle(cls.group(task.stack)); };
+  auto counted = [&](const WindowTask& task) {
+    return !groups_.idle(cls.group(task.stack, task.state));
+  };
 
   std::vector<Firing> firings;
   bool fired_now[std::size(kTriggerKinds)] = {};

@@ -31,7 +31,7 @@ std::vector<GroupLoad> WindowGroups::loads(const RoundWindow& w, int64_t span_ns
     ++rounds;
     auto [begin, end] = w.tasks(*r);
     for (auto t = begin; t != end; ++t) {
-      uint32_t g = cls.group(t->stack);
+      uint32_t g = cls.group(t->stack, t->state);
       auto [it, added] = at.try_emplace(g, out.size());
       if (added) out.push_back({g, 0, 0});
       GroupLoad& load = out[it->second];

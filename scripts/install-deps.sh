@@ -11,7 +11,9 @@
 # libncurses-dev draws top's full-screen view, and
 # tmux is the real terminal its live test drives; fio is the direct-I/O load of
 # fixtures/oncpu/make-fio-capture.sh. libdtl-dev (header-only) diffs two versions of a function and
-# git reads a kernel's history for --suspects (docs/suspects.md).
+# git reads a kernel's history for --suspects (docs/suspects.md);
+# linux-source-6.12 is the kernel tree the built-in kernel map is checked against
+# (tests/support/check-kernel-map.sh).
 set -eu
 PACKAGES="
   g++ cmake ninja-build pkg-config
@@ -59,6 +61,7 @@ PACKAGES="
   dpkg-dev
   lintian
   python3-jsonschema
+  linux-source-6.12
 "
 # node and npm for the browser test (tests/browser/): Debian's, unless a node is there.
 command -v node >/dev/null 2>&1 || PACKAGES="$PACKAGES nodejs"

@@ -22,7 +22,7 @@ void judge_calm(WaitGraph& graph, const Capture& capture, const Classification& 
   std::vector<uint32_t> per_round(capture.rounds.size(), 0);
   for (const TaskSample& s : capture.samples) {
     if (s.round == kNoRound || running(s) || !capture.sources[s.source].timed) continue;
-    if (idle(cls.group(s.stack))) continue;
+    if (idle(cls.group(s))) continue;
     per_round[s.round] += static_cast<uint32_t>(s.weight);
   }
   for (uint32_t n : per_round) c.peak = std::max(c.peak, n);

@@ -86,7 +86,7 @@ ContextSummary summarize_context(const Capture& c, const Classification& cls, co
 
   for (const TaskSample& s : c.samples) {
     const TaskContext& ctx = c.contexts[s.context];
-    GroupCounts& g = groups[cls.group(s.stack)];
+    GroupCounts& g = groups[cls.group(s)];
     g.states[s.state] += s.weight;
     if (s.flags & kWatchedWait) g.watched += s.weight;
     if (s.context != 0) {

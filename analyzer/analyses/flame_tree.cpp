@@ -372,6 +372,7 @@ struct FlamePaths::Sorted {
   const Capture& capture;
   FlameRoot root = FlameRoot::none;
   bool split = false;                     // on CPU and blocked apart
+  bool all_running = false;               // every sample is of a running task
   bool has_top = false;                   // a comm or group level under the root
   bool mixed = false, all_timed = false;  // of the timed weights (FlameTree::timed_weight)
   std::vector<uint32_t> frame_rank;
@@ -379,6 +380,12 @@ struct FlamePaths::Sorted {
   std::vector<Opened> opened;  // by leaf
   size_t count = 0;            // the tree's nodes
   unsigned threads = 1;        // to merge them on
+
+  // A leaf's group: its running samples' (Classification::group(sample)) where they are
+  // apart or are all there is; else its stack's.
+  uint32_t group(const Classification& cls, StackId stack, uint32_t on_cpu) const {
+    return on_cpu || all_running ? cls.group(stack, 'R') : cls.group(stack);
+  }
 
   // Level i of a leaf's path under the root: on CPU or not (split trees), the comm or
   // group, then its frames root first.
@@ -432,6 +439,7 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
   bool any_running = false, any_other = false;
   for (const TaskSample& s : capture.samples) (running(s) ? any_running : any_other) = true;
   const bool split = out.split = options.split_on_cpu && any_running && any_other;
+  out.all_running = any_running && !any_other;
   auto on_cpu = [&](const TaskSample& s) -> uint32_t { return split && running(s); };
 
   // Sum the samples into leaves: one per distinct stack, or per (comm, stack); and per
@@ -510,7 +518,7 @@ FlamePaths::FlamePaths(const Capture& capture, const Classification& cls,
         if (sum[i].weight == 0) continue;
         const auto s = static_cast<StackId>(begin + i / sides);
         const auto side = static_cast<uint32_t>(i % sides);
-        const uint32_t g = cls.group(s);
+        const uint32_t g = out.group(cls, s, side);
         *to++ = {by_group ? group_rank[g] : 0,
                  by_group ? g : 0,
                  s,
@@ -648,7 +656,7 @@ FlameTree build_flame_tree(const FlamePaths& paths, const Classification& cls,
       const Leaf& l = p.leaves[k];
       builders[r].add(
           p.opened[k].common, p.opened[k].levels, [&](size_t i) { return p.level(l, i); },
-          cls.group(l.stack), l.weight, l.timed);
+          p.group(cls, l.stack, l.on_cpu), l.weight, l.timed);
     }
   });
   for (const Builder& b : builders) tree.max_depth = std::max(tree.max_depth, b.max_depth());

@@ -61,16 +61,22 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
   uint64_t blocked_weight = 0;
   std::vector<std::unordered_set<TaskKey, TaskKeyHash>> tasks(ngroups);
   // By StackId: dense, as nearly every stack of a large input is sampled. Without
-  // opt.stacks none, and no stack weighed or picked below.
+  // opt.stacks none, and no stack weighed or picked below. Where a sample's state can put
+  // it in another group than its stack's (Classification::variant), by stack and variant.
   const size_t stacks = opt.stacks ? capture.stacks.stack_count() : 0;
-  std::vector<uint64_t> stack_weight(stacks, 0);
-  std::vector<uint8_t> stack_sampled(stacks, 0);
+  const size_t variants = cls.has_variants() ? Classification::kVariants : 1;
+  auto slot = [&](const TaskSample& s) {
+    return variants == 1 ? size_t{s.stack}
+                         : size_t{s.stack} * variants + cls.variant(s.stack, s.state);
+  };
+  std::vector<uint64_t> stack_weight(stacks * variants, 0);
+  std::vector<uint8_t> stack_sampled(stacks * variants, 0);
   std::unordered_map<TaskKey, Run, TaskKeyHash> runs;
 
   // Samples arrive round by round (readers append in order), so a task's run in a group
   // continues while its next sample is in the next round of the same source.
   for (const TaskSample& s : capture.samples) {
-    uint32_t g = cls.group(s.stack);
+    uint32_t g = cls.group(s);
     GroupSummary& gs = groups[g];
     gs.group = g;
     gs.weight += s.weight;
@@ -95,8 +101,8 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
     TaskKey key{s.source, s.tid};
     tasks[g].insert(key);
     if (opt.stacks) {
-      stack_weight[s.stack] += s.weight;
-      stack_sampled[s.stack] = 1;
+      stack_weight[slot(s)] += s.weight;
+      stack_sampled[slot(s)] = 1;
     }
 
     double stay_s = s.blocked_s;
@@ -122,12 +128,17 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
   // The sampled stacks in id order, and each group's top stacks, heaviest first (the
   // lower id first among equals): picked in one pass, not by sorting every stack, which
   // on a large input was most of the summary's time.
-  sum.stack_weights.reserve(stack_weight.size());
-  for (StackId stack = 0; stack < stack_weight.size(); ++stack) {
-    if (!stack_sampled[stack]) continue;
-    const uint64_t w = stack_weight[stack];
-    sum.stack_weights.emplace_back(stack, w);
-    std::vector<StackSummary>& top = groups[cls.group(stack)].top_stacks;
+  sum.stack_weights.reserve(stacks);
+  for (size_t i = 0; i < stack_weight.size(); ++i) {
+    if (!stack_sampled[i]) continue;
+    const auto stack = static_cast<StackId>(i / variants);
+    const auto variant = static_cast<uint8_t>(i % variants);
+    const uint64_t w = stack_weight[i];
+    if (sum.stack_weights.empty() || sum.stack_weights.back().first != stack)
+      sum.stack_weights.emplace_back(stack, w);
+    else
+      sum.stack_weights.back().second += w;
+    std::vector<StackSummary>& top = groups[cls.group_of_variant(stack, variant)].top_stacks;
     if (top.size() == opt.top_stacks && (top.empty() || top.back().weight >= w)) continue;
     auto at =
         std::find_if(top.begin(), top.end(), [&](const StackSummary& t) { return t.weight < w; });
@@ -138,21 +149,29 @@ Summary summarize(const Capture& capture, const Classification& cls, const Summa
   // Then their examples: the first distinct tasks sampled in them, from a second pass
   // over the samples for those stacks only.
   constexpr uint32_t kNotTop = UINT32_MAX;
+  // The slot of a group's top stack: the first of the stack's variants in that group (a
+  // stack has at most one besides its own: an idle one in D, or a primitive one running).
+  auto top_index = [&](uint32_t group, StackId stack) {
+    uint8_t v = 0;
+    while (size_t{v} + 1 < variants && cls.group_of_variant(stack, v) != group) ++v;
+    return size_t{stack} * variants + v;
+  };
   std::vector<uint32_t> top_slot(stack_weight.size(), kNotTop);
   uint32_t tops = 0;
   for (GroupSummary& gs : groups)
-    for (StackSummary& top : gs.top_stacks) top_slot[top.stack] = tops++;
+    for (StackSummary& top : gs.top_stacks) top_slot[top_index(gs.group, top.stack)] = tops++;
   std::vector<std::vector<TaskExample>> examples(tops);
   if (opt.examples > 0 && tops > 0)
     for (const TaskSample& s : capture.samples) {
-      if (top_slot[s.stack] == kNotTop) continue;
-      std::vector<TaskExample>& ex = examples[top_slot[s.stack]];
+      if (top_slot[slot(s)] == kNotTop) continue;
+      std::vector<TaskExample>& ex = examples[top_slot[slot(s)]];
       if (ex.size() < opt.examples &&
           std::none_of(ex.begin(), ex.end(), [&](const TaskExample& e) { return e.tid == s.tid; }))
         ex.push_back({s.pid, s.tid, s.comm});
     }
   for (GroupSummary& gs : groups)
-    for (StackSummary& top : gs.top_stacks) top.examples = std::move(examples[top_slot[top.stack]]);
+    for (StackSummary& top : gs.top_stacks)
+      top.examples = std::move(examples[top_slot[top_index(gs.group, top.stack)]]);
   // On CPU: seconds where every running sample's are known, else weights; cores over
   // the time of the inputs that have running samples.
   cpu.seconds_known = cpu.seconds_known && sum.running_weight > 0;

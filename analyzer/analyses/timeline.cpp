@@ -30,7 +30,7 @@ Timeline build_timeline(const Capture& capture, const Classification& cls, const
   };
   std::vector<bool> seen(cls.groups.size(), false);
   for (const TaskSample& s : capture.samples)
-    if (in_rounds(s)) seen[cls.group(s.stack)] = true;
+    if (in_rounds(s)) seen[cls.group(s)] = true;
   std::vector<uint32_t> column_of(cls.groups.size(), UINT32_MAX);
   for (const GroupSummary& g : sum.groups) {
     if (!seen[g.group]) continue;
@@ -41,8 +41,7 @@ Timeline build_timeline(const Capture& capture, const Classification& cls, const
   t.blocked.assign(t.rounds.size() * t.groups.size(), 0);
   for (const TaskSample& s : capture.samples) {
     if (!in_rounds(s)) continue;
-    t.blocked[size_t{row_of[s.round]} * t.groups.size() + column_of[cls.group(s.stack)]] +=
-        s.weight;
+    t.blocked[size_t{row_of[s.round]} * t.groups.size() + column_of[cls.group(s)]] += s.weight;
   }
 
   for (size_t r = 0; r < t.rounds.size(); ++r) t.peak = std::max(t.peak, t.total(r));

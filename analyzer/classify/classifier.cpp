@@ -14,6 +14,7 @@
 #include <limits>
 
 #include "compiled_rules.hpp"
+#include "hangscope/kernel_map.hpp"
 #include "hangscope/parallel.hpp"
 
 namespace hangscope {
@@ -46,7 +47,9 @@ uint32_t key_rule(uint64_t key) { return static_cast<uint32_t>(key >> 32); }
 FrameId key_frame(uint64_t key) { return static_cast<FrameId>(key); }
 // A specific or role rule is one group, named by the rule alone; a generic rule, or one
 // named by the program's caller, makes a group per frame that names it.
-bool one_group(const GroupRule& rule) { return rule.tier != Tier::generic && !rule.by_user_caller; }
+bool one_group(const GroupRule& rule) {
+  return rule.tier != Tier::generic && rule.tier != Tier::primitive && !rule.by_user_caller;
+}
 
 struct Candidate {
   uint32_t match = kUnset;
@@ -55,10 +58,18 @@ struct Candidate {
   Tier tier = Tier::generic;
   bool constrained = false;
   bool on_scheduler = false;  // the blocking frame is a scheduler frame (io_schedule)
+  bool any_frame = false;     // a match of every stack ("*")
 
   bool better_than(const Candidate& o) const {
     if (o.match == kUnset) return true;
     if (tier != o.tier) return tier < o.tier;
+    // Primitives: the one the caller called (schedule_timeout, not the schedule under
+    // it) says how it waits; a match of every stack only where no primitive shows.
+    if (tier == Tier::primitive) {
+      if (any_frame != o.any_frame) return !any_frame;
+      if (position != o.position) return position > o.position;
+      return match < o.match;
+    }
     // io_schedule says only that a wait is I/O: the primitive under it says which.
     if (on_scheduler != o.on_scheduler) return !on_scheduler;
     if (position != o.position) return position < o.position;
@@ -88,6 +99,16 @@ class Classifier {
     last_below_.assign(compiled_.matches().size(), kUnset);
     holder_hit_.assign(rules().groups.size(), 0);
     holder_not_.assign(rules().groups.size(), 0);
+    // Each match's in_d group, by rule index (the rules that make it are per group).
+    in_d_.assign(compiled_.matches().size(), kUnset);
+    std::vector<uint32_t> next(rules().groups.size(), 0);  // per rule: its next match
+    for (uint32_t m = 0; m < compiled_.matches().size(); ++m) {
+      const uint32_t r = compiled_.matches()[m].rule;
+      const std::string& in_d = rules().groups[r].matches[next[r]++].in_d;
+      if (!in_d.empty())
+        if (const GroupRule* g = rules().find(in_d))
+          in_d_[m] = static_cast<uint32_t>(g - rules().groups.data());
+    }
   }
 
   void run(StackId begin, StackId end, Classification& out, PartGroups& part) {
@@ -120,6 +141,19 @@ class Classifier {
     return innermost;
   }
 
+  // A primitive hidden from the stack (/proc leaves out the scheduler and lock code): its
+  // caller, the innermost meaningful frame, names the wait. A system call's entry, or
+  // nothing, names none; nor does a stack under a lock's fast path (a running task's
+  // _raw_spin_lock is no wait).
+  bool hidden_wait(size_t innermost) const {
+    if (innermost == frames_.size() ||
+        (index_.frame_class(frames_[innermost]) & classify_impl::kEntry))
+      return false;
+    for (size_t i = 0; i < innermost; ++i)
+      if (index_.frame_class(frames_[i]) & classify_impl::kLock) return false;
+    return true;
+  }
+
   size_t first_meaningful() const {
     for (size_t i = 0; i < frames_.size(); ++i)
       if (meaningful(frames_[i])) return i;
@@ -128,6 +162,7 @@ class Classifier {
 
   void classify_stack(StackId id, Classification& out, PartGroups& part) {
     const size_t innermost = select_frames(id);
+    innermost_ = innermost;
     for (FrameId f : frames_)
       if (index_.frame_class(f) & classify_impl::kSpin) out.spins_of_stack[id] = 1;
     for (size_t i = 0; i < frames_.size(); ++i) {
@@ -158,6 +193,7 @@ class Classifier {
       }
 
     Candidate best, best_wait;  // best_wait: the best that is not a role
+    Candidate best_busy;        // the best that is not idle, for a task in D
     for (uint32_t m : touched_) {
       const CompiledRules::Match& match = compiled_.matches()[m];
       const uint32_t pos = first_[m];
@@ -167,9 +203,15 @@ class Classifier {
       first_[m] = last_below_[m] = kUnset;
       if (!ok) continue;
       const bool sched = (index_.frame_class(frames_[pos]) & classify_impl::kScheduler) != 0;
-      Candidate c{m, match.rule, pos, rules().groups[match.rule].tier, match.constrained, sched};
+      const Tier tier = rules().groups[match.rule].tier;
+      if (tier == Tier::primitive && match.any_frame && !hidden_wait(innermost)) continue;
+      Candidate c{m, match.rule, pos, tier, match.constrained, sched, match.any_frame};
       if (c.better_than(best)) best = c;
-      if (c.tier != Tier::role && c.better_than(best_wait)) best_wait = c;
+      if (!rules().groups[c.rule].idle && c.better_than(best_busy)) best_busy = c;
+      // A role's own wait is what rules name (its holders give its edges), not the
+      // primitive under it.
+      if (c.tier != Tier::role && c.tier != Tier::primitive && c.better_than(best_wait))
+        best_wait = c;
     }
     touched_.clear();
 
@@ -185,12 +227,25 @@ class Classifier {
     }
     touched_rules_.clear();
 
-    const uint32_t group = number(
-        best.match == kUnset ? unclassified_key(innermost) : key_of(best), id, part);
+    const uint64_t unclassified = unclassified_key(innermost);
+    const uint32_t group = number(best.match == kUnset ? unclassified : key_of(best), id, part);
     out.group_of_stack[id] = group;
     out.wait_of_stack[id] = best.tier == Tier::role && best_wait.match != kUnset
                                 ? number(key_of(best_wait), id, part)
                                 : group;
+    // A task in D is never idle: its match's in_d group, else what it waits on.
+    uint32_t in_d = group;
+    if (best.match != kUnset && rules().groups[best.rule].idle)
+      in_d = number(in_d_[best.match] != kUnset ? group_key(in_d_[best.match], kNoFrame)
+                    : best_busy.match != kUnset ? key_of(best_busy)
+                                                : unclassified,
+                    id, part);
+    out.in_d_of_stack[id] = in_d;
+    // A running task waits for nothing: a primitive (the last tier, matched only where no
+    // other rule did) says how a task sleeps, and a running one does not sleep (an on-CPU
+    // profile's anon_pipe_write is copying, not waiting).
+    const bool primitive = best.match != kUnset && best.tier == Tier::primitive;
+    out.running_of_stack[id] = primitive ? number(unclassified, id, part) : group;
   }
 
  public:
@@ -202,6 +257,7 @@ class Classifier {
     const GroupRule& rule = rules().groups[r];
     if (one_group(rule))
       return WaitGroup{rule.name, rule.title, rule.subsystem, rule.resource, r, false};
+    if (rule.tier == Tier::primitive) return by_kernel_map(rule, r, frame, first);
     const std::string name = frame == kNoFrame      ? std::string("?")
                              : rule.by_user_caller ? std::string(stacks_.function(frame))
                                                    : std::string(index_.canonical(frame));
@@ -223,12 +279,36 @@ class Classifier {
   uint64_t key_of(const Candidate& c) const {
     const GroupRule& rule = rules().groups[c.rule];
     if (one_group(rule)) return group_key(c.rule, kNoFrame);
+    if (c.any_frame && rule.tier == Tier::primitive)
+      return group_key(c.rule, frames_[innermost_]);
     // A match of a hidden primitive's caller (innermost: filemap_fault for its folio
     // lock) is itself the caller that names the group, as it is in a kernel dump.
     const bool is_caller = compiled_.matches()[c.match].innermost;
     return group_key(c.rule, rule.by_user_caller         ? user_caller_of(c.position, c.rule)
                              : rule.by_frame || is_caller ? frames_[c.position]
                                                           : caller_of(c.position, c.rule));
+  }
+
+  // A primitive's group: "<subsystem>:<primitive>:<caller>", the subsystem the kernel
+  // map's of the caller (its function, else its module); "<primitive>:<caller>" where
+  // the map does not know it, and no group (other:) where the primitive is not on the
+  // stack either (a match of every stack).
+  WaitGroup by_kernel_map(const GroupRule& rule, uint32_t r, FrameId frame, StackId first) {
+    const bool any = std::any_of(rule.matches.begin(), rule.matches.end(), [](const MatchRule& m) {
+      return std::any_of(m.frames.begin(), m.frames.end(),
+                         [](const FramePattern& p) { return p.any(); });
+    });
+    // No caller (a stack cut after its scheduler frames): nothing names the wait.
+    if (frame == kNoFrame) return unclassified(frame, first);
+    const std::string caller(index_.canonical(frame));
+    const KernelSubsystem sub = KernelMap::builtin().subsystem_of(caller, stacks_.module(frame));
+    if (!sub.known())
+      return any ? unclassified(frame, first)
+                 : WaitGroup{rule.name + ":" + caller, rule.title + " in " + caller,
+                             rule.subsystem, rule.resource, r, false};
+    return WaitGroup{fmt::format("{}:{}:{}", sub.name, rule.name, caller),
+                     fmt::format("{}: {} in {}", sub.name, rule.title, caller), sub.name,
+                     fmt::format("{} ({})", rule.resource, sub.title), r, false};
   }
 
   // No rule matched: the stack's first meaningful frame names the group.
@@ -300,8 +380,10 @@ class Classifier {
   const CompiledRules& compiled_;
   const FrameIndex& index_;
   std::vector<FrameId> frames_;
+  size_t innermost_ = 0;  // of frames_: the first meaningful frame
   std::vector<uint32_t> first_, last_below_, touched_;  // per match
   std::vector<uint8_t> holder_hit_, holder_not_;        // per rule
+  std::vector<uint32_t> in_d_;                          // per match: its in_d rule
   std::vector<uint32_t> touched_rules_;
   absl::flat_hash_map<uint64_t, uint32_t> number_;  // the range's keys, by group_key
 };
@@ -363,6 +445,8 @@ void merge_parts(std::vector<PartGroups>& parts, const StackTable& stacks,
       for (size_t s = 0; s < n; ++s) {
         out.group_of_stack[s] = renumbered[0][out.group_of_stack[s]];
         out.wait_of_stack[s] = renumbered[0][out.wait_of_stack[s]];
+        out.in_d_of_stack[s] = renumbered[0][out.in_d_of_stack[s]];
+        out.running_of_stack[s] = renumbered[0][out.running_of_stack[s]];
       }
     out.serves_begin = std::move(parts[0].serves_begin);
     out.serves_rules = std::move(parts[0].serves_rules);
@@ -379,6 +463,8 @@ void merge_parts(std::vector<PartGroups>& parts, const StackTable& stacks,
     for (size_t s = range.begin; s < range.end; ++s) {
       out.group_of_stack[s] = to[out.group_of_stack[s]];
       out.wait_of_stack[s] = to[out.wait_of_stack[s]];
+      out.in_d_of_stack[s] = to[out.in_d_of_stack[s]];
+      out.running_of_stack[s] = to[out.running_of_stack[s]];
     }
     const PartGroups& part = parts[i];
     std::copy(part.serves_rules.begin(), part.serves_rules.end(),
@@ -401,6 +487,8 @@ Classification classify(const StackTable& stacks, const RuleSet& rules, unsigned
   Classification out;
   out.group_of_stack.resize(n);
   out.wait_of_stack.resize(n);
+  out.in_d_of_stack.resize(n);
+  out.running_of_stack.resize(n);
   out.spins_of_stack.resize(n);
   std::vector<PartGroups> part_groups(parts);
   run_tasks(parts, workers, [&](size_t i) {
@@ -410,6 +498,12 @@ Classification classify(const StackTable& stacks, const RuleSet& rules, unsigned
              part_groups[i]);
   });
   merge_parts(part_groups, stacks, compiled, index, threads, out);
+  // Most inputs have no stack whose group changes with the state: no vectors then.
+  auto unchanged = [&](const std::vector<uint32_t>& v) {
+    return std::equal(v.begin(), v.end(), out.group_of_stack.begin());
+  };
+  if (unchanged(out.in_d_of_stack)) std::vector<uint32_t>().swap(out.in_d_of_stack);
+  if (unchanged(out.running_of_stack)) std::vector<uint32_t>().swap(out.running_of_stack);
   return out;
 }
 

@@ -11,12 +11,14 @@ CompiledRules::CompiledRules(const RuleSet& rules) : rules_(rules) {
     const GroupRule& g = rules.groups[r];
     for (const MatchRule& m : g.matches) {
       const uint32_t id = static_cast<uint32_t>(matches_.size());
-      matches_.push_back({r, m.innermost, !m.below.empty()});
+      matches_.push_back({r, m.innermost, !m.below.empty(), false});
       for (const FramePattern& p : m.frames) {
-        if (p.any())
+        if (p.any()) {
           any_frame_matches_.push_back(id);
-        else
+          matches_.back().any_frame = true;
+        } else {
           patterns_.add(p, Hit{id, Use::match_frame});
+        }
       }
       for (const FramePattern& p : m.below) patterns_.add(p, Hit{id, Use::match_below});
     }

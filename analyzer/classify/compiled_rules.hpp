@@ -72,6 +72,7 @@ class CompiledRules {
     uint32_t rule = 0;
     bool innermost = false;
     bool constrained = false;  // has `below`: more specific than the same frame without
+    bool any_frame = false;    // its frames include "*": it matches every stack
   };
 
   const RuleSet& rules() const { return rules_; }

@@ -20,6 +20,17 @@ namespace {
 void check_references(const RuleSet& set) {
   std::unordered_set<std::string_view> names;
   for (const GroupRule& g : set.groups) names.insert(g.name);
+  // A match's in_d names a group of one name (not generic, not primitive) that is not idle.
+  for (const GroupRule& g : set.groups)
+    for (const MatchRule& m : g.matches) {
+      if (m.in_d.empty()) continue;
+      const GroupRule* in_d = set.find(m.in_d);
+      if (!in_d || in_d->idle || in_d->tier == Tier::generic || in_d->tier == Tier::primitive ||
+          in_d->by_user_caller)
+        throw RuleError(fmt::format("{}: group '{}' has in_d '{}', which is no group of one "
+                                    "name that is not idle",
+                                    g.origin, g.name, m.in_d));
+    }
   for (const GroupRule& g : set.groups)
     for (const std::string& ref : g.holder.groups)
       if (!names.contains(ref))

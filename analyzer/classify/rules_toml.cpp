@@ -171,12 +171,13 @@ class Loader {
   }
 
   MatchRule match(const toml::table& t) const {
-    check_keys(t, {"frames", "below", "innermost"}, "[[group.match]]");
+    check_keys(t, {"frames", "below", "innermost", "in_d"}, "[[group.match]]");
     MatchRule m;
     m.frames = patterns(t, "frames");
     if (m.frames.empty()) fail(t.source(), "a match needs 'frames' (the blocking frame)");
     m.below = patterns(t, "below");
     m.innermost = flag(t, "innermost");
+    m.in_d = text(t, "in_d", "[[group.match]]");
     return m;
   }
 
@@ -239,14 +240,20 @@ class Loader {
     g.phrase = text(t, "phrase", "[[group]]");
     if (g.phrase.empty()) g.phrase = "in " + g.title;
     g.subject = text(t, "subject", "[[group]]");
-    std::string tier = choice(t, "tier", {"specific", "generic", "role"});
-    g.tier = tier == "specific" ? Tier::specific : tier == "generic" ? Tier::generic : Tier::role;
+    std::string tier = choice(t, "tier", {"specific", "generic", "role", "primitive"});
+    g.tier = tier == "specific"    ? Tier::specific
+             : tier == "generic"   ? Tier::generic
+             : tier == "primitive" ? Tier::primitive
+                                   : Tier::role;
     const std::string named_by = choice(t, "named_by", {"caller", "frame", "user-caller"});
     g.by_frame = named_by == "frame";
     g.by_user_caller = named_by == "user-caller";
     if (g.by_frame && g.tier != Tier::generic)
       fail(t.get("named_by")->source(), "named_by is for generic groups (tier = \"generic\")");
     g.idle = flag(t, "idle");
+    if (g.tier == Tier::primitive && (g.by_user_caller || g.idle))
+      fail(t.get("tier")->source(),
+           "primitive groups are named by the kernel map: no named_by, never idle");
     g.root = flag(t, "root");
     if (g.root && g.tier != Tier::role)
       fail(t.get("root")->source(), "root is for role groups (tier = \"role\")");
@@ -256,7 +263,12 @@ class Loader {
     const toml::array* ms = m->as_array();
     if (!ms || ms->empty())
       fail(m->source(), "match must be an array of tables: write [[group.match]]");
-    for (const toml::node& one : *ms) g.matches.push_back(match(table(one, "[[group.match]]")));
+    for (const toml::node& one : *ms) {
+      const toml::table& mt = table(one, "[[group.match]]");
+      g.matches.push_back(match(mt));
+      if (!g.matches.back().in_d.empty() && !g.idle)
+        fail(mt.get("in_d")->source(), "in_d is for the matches of idle groups (idle = true)");
+    }
     if (const toml::node* h = t.get("holder")) g.holder = holder(table(*h, "[group.holder]"));
     return g;
   }

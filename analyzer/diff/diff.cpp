@@ -207,7 +207,7 @@ class DiffBuilder {
       if (r_.basis == DiffBasis::blocked_threads && s.round == kNoRound) continue;
       dd::StackKeys& k = keys[s.stack];
       if (k[0] != dd::kNoKey) continue;
-      const WaitGroup& g = cls.groups[cls.group(s.stack)];
+      const WaitGroup& g = cls.groups[cls.group(s)];
       k[0] = key(Family::group, g.name, g.name, g.subsystem);
       if (on_cpu_ && cls.spins(s.stack)) spin_groups_.insert(g.name);
       k[1] = key(Family::subsystem, "subsystem:" + g.subsystem, "", g.subsystem);

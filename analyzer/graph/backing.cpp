@@ -52,7 +52,7 @@ void resolve_backing(Context& c) {
     auto it = served.empty() ? records.end() : records.find(std::string(served));
     if (it == records.end() || it->second.backing_fstype.empty()) continue;
     // Only where it waits for something beyond being the worker.
-    if (c.cls.wait(s.stack) == c.cls.group(s.stack)) continue;
+    if (c.cls.wait(s) == c.cls.group(s)) continue;
     c.serves[u] = device_index(c, served);
     c.device[u] = device_index(c, it->second.backing_device);
     c.device_assumed[u] = 0;

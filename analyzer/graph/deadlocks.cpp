@@ -104,7 +104,7 @@ class Finder {
       }
       return;
     }
-    const uint32_t wait = c_.cls.wait(s.stack);
+    const uint32_t wait = c_.cls.wait(s);
     const uint32_t r = c_.cls.groups[wait].rule;
     if (r == kNoRule) return;
     const HolderRule& h = c_.rules.groups[r].holder;
@@ -114,7 +114,7 @@ class Finder {
       const uint32_t j = unit_of_[u];
       // A task waiting for the same kind of resource is not taken for its holder: the
       // rules cannot tell one instance from another (one directory from the next).
-      if (u == v || c_.cls.wait(c_.sample_of(j).stack) == wait) continue;
+      if (u == v || c_.cls.wait(c_.sample_of(j)) == wait) continue;
       bool assumed = false;
       if (h.scope == HolderScope::process && c_.sample_of(j).pid != s.pid) continue;
       if (h.scope == HolderScope::device) {

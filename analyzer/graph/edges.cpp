@@ -150,7 +150,7 @@ uint32_t daemon_node(Context& c, int32_t pid) {
 
 // The tasks of a root role (the freezer) hold what they hold whatever they wait for.
 bool in_root_role(const Context& c, const TaskSample& s) {
-  const uint32_t r = c.cls.groups[c.cls.group(s.stack)].rule;
+  const uint32_t r = c.cls.groups[c.cls.group(s)].rule;
   return r != kNoRule && c.rules.groups[r].root;
 }
 
@@ -165,7 +165,7 @@ void add_holder_edges(Context& c, EdgeSet& edges, const TaskSet& explained) {
     const TaskSample& s = c.sample_of(i);
     if (!explained.empty() && explained.contains(key_of(s))) continue;
     if (in_root_role(c, s)) continue;
-    const uint32_t r = c.cls.groups[c.cls.wait(s.stack)].rule;
+    const uint32_t r = c.cls.groups[c.cls.wait(s)].rule;
     if (r == kNoRule || rules.groups[r].holder.empty()) continue;
     Waiting& w = waiting[key_for(c, i, r)];
     w.weight += c.units[i].weight;

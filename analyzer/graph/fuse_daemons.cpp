@@ -57,7 +57,7 @@ void resolve_fuse_daemons(Context& c) {
         best = &m;
     if (best)
       c.fuse_daemon[u] = best->pid;
-    else if (ms.size() == 1 && fuse_wait[c.cls.wait(s.stack)])
+    else if (ms.size() == 1 && fuse_wait[c.cls.wait(s)])
       c.fuse_daemon[u] = ms.front().pid;
   }
   // States: the main thread's (or, without it, any thread's) at its latest sample.

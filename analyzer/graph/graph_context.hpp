@@ -227,7 +227,7 @@ class HolderIndex {
       f(r);
     };
     for (uint32_t r : c_.cls.serves(s.stack)) once(r);
-    for (uint32_t r : by_group_[c_.cls.group(s.stack)]) once(r);
+    for (uint32_t r : by_group_[c_.cls.group(s)]) once(r);
     if (!comm_rules_.empty())
       for (uint32_t r : by_comm(s.comm)) once(r);
     if (!workqueue_rules_.empty() && runs_work(s))

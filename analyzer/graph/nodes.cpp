@@ -41,7 +41,7 @@ void place_samples(Context& c) {
   for (uint32_t i = 0; i < c.units.size(); ++i) {
     const TaskSample& s = c.sample_of(i);
     // A loop worker waiting on its backing file's file system is with what it waits for.
-    const uint32_t g = c.serves[i] ? c.cls.wait(s.stack) : c.cls.group(s.stack);
+    const uint32_t g = c.serves[i] ? c.cls.wait(s) : c.cls.group(s);
     // A task held by its cause whatever its stack (frozen) has a node of its own.
     const uint32_t held = c.held(i) ? c.cause_of(i)->row : kNoCause;
     const uint32_t dev = split[g] ? c.device[i] : 0;

@@ -4,8 +4,8 @@
 // whose culprit has that subject make one finding: those with the same subject wait on
 // it directly (named by their phrase and holder), the others wait behind them. Each
 // group counts in one finding only. Role groups (the commit thread, the checkpointer)
-// are the subject's own threads, not its victims; idle threads and unclassified stacks
-// are nobody's victims. A group behind the subject is named with its holder where a
+// are the subject's own threads, not its victims; idle threads are nobody's victims
+// (unclassified stacks are: every blocked thread counts). A group behind the subject is named with its holder where a
 // task holds it: that task is itself blocked on the way to the subject (a reader holding
 // a page lock while it waits for the FUSE daemon). A chain that ends at a root role (the
 // freezer) names its task and what that task waits for itself.
@@ -73,9 +73,9 @@ class VerdictWriter {
 
  private:
   bool waiting(uint32_t v) const { return g_.nodes[v].kind == NodeKind::group && !c_.idle_node(v); }
-  bool victim(uint32_t v) const {
-    return waiting(v) && !c_.cls.groups[g_.nodes[v].group].unclassified;
-  }
+  // Every waiting group, recognised or not: a wait no rule knows that holds the most
+  // blocked threads leads the verdict, never one a rule knows that holds fewer.
+  bool victim(uint32_t v) const { return waiting(v); }
   const std::string& subsystem(uint32_t v) const {
     return c_.cls.groups[g_.nodes[v].group].subsystem;
   }
@@ -147,7 +147,7 @@ class VerdictWriter {
     for (uint32_t u = 0; u < c_.units.size(); ++u) {
       const TaskSample& s = c_.sample_of(u);
       if (c_.node[u] != end || s.tid != f.root_holder.task.tid) continue;
-      const uint32_t w = c_.cls.wait(s.stack);
+      const uint32_t w = c_.cls.wait(s);
       if (w != n.group) waits[w] += c_.units[u].samples;
     }
     const auto heaviest =

@@ -64,7 +64,8 @@ struct TaskKey {
   int32_t pid, tid;
   StrId comm;
   bool running;
-  bool unknown;  // the input does not give the task's state (folded stacks)
+  bool unknown;     // the input does not give the task's state (folded stacks)
+  uint8_t variant;  // Classification::variant: its state puts it in another group
   bool operator==(const TaskKey&) const = default;
 };
 struct TaskKeyHash {
@@ -74,7 +75,7 @@ struct TaskKeyHash {
     h = h * 1000003 ^ static_cast<uint32_t>(k.pid);
     h = h * 1000003 ^ static_cast<uint32_t>(k.tid);
     h = h * 1000003 ^ k.comm;
-    h = h * 4 + k.running * 2 + k.unknown;
+    h = h * 16 + k.variant * 4 + k.running * 2 + k.unknown;
     return std::hash<uint64_t>{}(h);
   }
 };
@@ -97,6 +98,7 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
   const Capture& c = r.capture;
   const StackTable& st = c.stacks;
   const Summary& sum = r.summary();
+  const Classification& cls = r.classification();
   pb::Profile p;
   Strings str(p);
 
@@ -124,7 +126,8 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
   std::unordered_map<TaskKey, size_t, TaskKeyHash> index;
   std::vector<std::pair<TaskKey, Weights>> tasks;
   for (const TaskSample& s : c.samples) {
-    TaskKey k{s.stack, s.source, s.pid, s.tid, s.comm, running(s), s.state == '?'};
+    TaskKey k{s.stack, s.source,       s.pid, s.tid, s.comm, running(s), s.state == '?',
+              cls.variant(s.stack, s.state)};
     auto [it, added] = index.try_emplace(k, tasks.size());
     if (added) tasks.push_back({k, {}});
     Weights& w = tasks[it->second].second;
@@ -193,7 +196,7 @@ std::string PprofRenderer::render(const Report& r, const RenderOptions& opt) con
     if (k.pid) label(k_pid)->set_num(k.pid);
     if (k.tid) label(k_tid)->set_num(k.tid);
     if (k.comm) label(k_comm)->set_str(str(c.strings().get(k.comm)));
-    label(k_group)->set_str(str(r.classification().groups[r.classification().group(k.stack)].name));
+    label(k_group)->set_str(str(cls.groups[cls.group_of_variant(k.stack, k.variant)].name));
     const std::string& kernel = c.sources[k.source].kernel;
     if (!kernel.empty()) label(k_kernel)->set_str(str(kernel));
     if (!k.unknown) label(k_state)->set_str(str(k.running ? "on-cpu" : "blocked"));

@@ -43,13 +43,22 @@ std::vector<Profile> profiles(const Report& r, ProfileSplit split) {
   std::vector<Profile> out;
   const Summary& sum = r.summary();
   if (split == ProfileSplit::group) {
-    std::vector<size_t> index(r.classification().groups.size(), SIZE_MAX);
+    const Classification& cls = r.classification();
+    std::vector<size_t> index(cls.groups.size(), SIZE_MAX);
     for (const GroupSummary& g : sum.groups) {
       index[g.group] = out.size();
-      out.push_back({r.classification().groups[g.group].name, {}, 0});
+      out.push_back({cls.groups[g.group].name, {}, 0});
     }
-    for (const auto& [stack, w] : sum.stack_weights)
-      out[index[r.classification().group(stack)]].stacks.emplace_back(stack, w);
+    if (!cls.has_variants()) {
+      for (const auto& [stack, w] : sum.stack_weights)
+        out[index[cls.group(stack)]].stacks.emplace_back(stack, w);
+    } else {  // a sample's state can put it in another group than its stack's
+      std::vector<std::unordered_map<StackId, uint64_t>> by_group(out.size());
+      for (const TaskSample& s : r.capture.samples)
+        by_group[index[cls.group(s)]][s.stack] += s.weight;
+      for (size_t i = 0; i < out.size(); ++i)
+        out[i].stacks.assign(by_group[i].begin(), by_group[i].end());
+    }
   } else {
     const Capture& c = r.capture;
     std::vector<std::unordered_map<StackId, uint64_t>> by_source(c.sources.size());

@@ -79,8 +79,11 @@ TEST(Classify, GenericLocksAreNamedByCaller) {
 }
 
 TEST(Classify, UnknownStacksAreOtherByFirstFramePastScheduler) {
+  EXPECT_EQ(group_of({"my_driver_wait", "my_driver_ioctl"}), "other:my_driver_wait");
+  // With its primitive shown, the wait is named by it, and by its caller (which no
+  // subsystem of the kernel map holds).
   EXPECT_EQ(group_of({"__schedule", "schedule", "my_driver_wait", "my_driver_ioctl"}),
-            "other:my_driver_wait");
+            "wait-event:my_driver_wait");
   EXPECT_EQ(group_of({}), "other:(no stack)");
 }
 

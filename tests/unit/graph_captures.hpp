@@ -34,6 +34,12 @@ struct TaskSpec {
   std::string file;
   std::string filesystem;
   std::string syscall_args;
+  // Its state as /proc/<pid>/stat gives it: D by default, S for a task that sleeps
+  // interruptibly (idle threads, a FUSE daemon waiting for requests).
+  TaskSpec& in(char state_) {
+    state = state_;
+    return *this;
+  }
   TaskSpec& on(std::string file_, std::string filesystem_, std::string args = "0x3 0x0") {
     file = std::move(file_);
     filesystem = std::move(filesystem_);

@@ -266,7 +266,8 @@ TEST(GraphDevices, KernelThreadNamesGiveTheirDevice) {
   TaskCapture m;
   m.task({10, 10, "jbd2/nvme0n1p2-", kCommitThread});  // cut at 15 characters
   m.task({11, 11, "jbd2/dm-12-8", kCommitThread});
-  m.task({12, 12, "xfsaild/sdb1", {"xfsaild", "kthread"}});
+  // Idle, with nothing to push: asleep interruptibly (fs/xfs/xfs_trans_ail.c).
+  m.task(TaskSpec{12, 12, "xfsaild/sdb1", {"xfsaild", "kthread"}}.in('S'));
   Analysis a = m.analyze();
   EXPECT_NE(node_of(a, "jbd2:commit", "nvme0n1p2"), UINT32_MAX);
   EXPECT_NE(node_of(a, "jbd2:commit", "dm-12"), UINT32_MAX);

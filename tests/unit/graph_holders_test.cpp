@@ -25,6 +25,7 @@ const std::vector<std::string> kFuseReadahead = {
 const std::vector<std::string> kExt4Readahead = {"submit_bio_wait",   "ext4_mpage_readpages",
                                                  "read_pages",        "page_cache_ra_unbounded",
                                                  "filemap_get_pages", "filemap_read"};
+// A daemon waiting for requests sleeps interruptibly (S): fs/fuse/dev.c, fuse_dev_do_read.
 const std::vector<std::string> kFuseDaemon = {"fuse_dev_do_read", "fuse_dev_read", "vfs_read"};
 const std::vector<std::string> kRemoteFault = {"filemap_fault",
                                                "__do_fault",
@@ -97,7 +98,7 @@ TEST(GraphHolders, APageLockOfAFuseFileWaitsForTheReaderThenItsDaemon) {
   m.task(TaskSpec{30, 30, "dd", kFuseReadahead}.on("/mnt/f/cached", "fuse.sshfs"));
   // A reader doing readahead on ext4 holds pages of another file system: not these.
   m.task(TaskSpec{40, 40, "cat", kExt4Readahead, "loop0"}.on("/data/x", "ext4"));
-  m.task({50, 50, "sshfs", kFuseDaemon});
+  m.task(TaskSpec{50, 50, "sshfs", kFuseDaemon}.in('S'));
   Analysis a = m.analyze();
   const uint32_t waiters = node_of(a, "folio-lock:filemap_get_pages");
   const uint32_t reader = node_of(a, "fuse:request");
@@ -140,7 +141,7 @@ TEST(GraphHolders, APageLockWithItsReadInFlightWaitsForTheServerOfItsFileSystem)
   EXPECT_EQ(subject_words(m.capture, a.graph.verdict.findings.at(0)), "the FUSE daemon");
 
   // With the daemon sampled, the waits go to its threads.
-  m.task({50, 50, "sshfs", kFuseDaemon});
+  m.task(TaskSpec{50, 50, "sshfs", kFuseDaemon}.in('S'));
   Analysis b = m.analyze();
   const GraphEdge* e =
       edge_of(b, node_of(b, "folio-lock:filemap_get_pages"), node_of(b, "fuse:daemon"));

@@ -1,5 +1,6 @@
 // The rule file: the built-in one embedded as written, user files that add or override
 // groups, and every kind of mistake reported as one error naming file, line and column.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -110,7 +111,7 @@ TEST(RulesFile, BadTomlNamesFileLineAndColumn) {
 TEST(RulesFile, UnknownKeyNamesTheKeyAndWhatIsAllowed) {
   std::string e = error_of(std::string(kMinimal) + "fames = [\"x\"]\n");
   EXPECT_EQ(e.rfind("bad.toml:7:1: unknown key 'fames' in [[group.match]] (expected one of: "
-                    "frames, below, innermost)",
+                    "frames, below, innermost, in_d)",
                     0),
             0u)
       << e;
@@ -154,7 +155,14 @@ TEST(RulesFile, WrongTypesAndMissingKeysAreExplained) {
       "bad.toml:6:13: innermost must be true or false");
   EXPECT_EQ(error_of("[[group]]\nname = \"a\"\nsubsystem = \"b\"\ntier = \"special\"\n"
                      "[[group.match]]\nframes = [\"x\"]\n"),
-            "bad.toml:4:8: tier must be one of \"specific\", \"generic\", \"role\"");
+            "bad.toml:4:8: tier must be one of \"specific\", \"generic\", \"role\", "
+            "\"primitive\"");
+  EXPECT_EQ(error_of("[[group]]\nname = \"a\"\nsubsystem = \"b\"\ntier = \"primitive\"\n"
+                     "idle = true\n[[group.match]]\nframes = [\"x\"]\n"),
+            "bad.toml:4:8: primitive groups are named by the kernel map: no named_by, never idle");
+  EXPECT_EQ(error_of("[[group]]\nname = \"a\"\nsubsystem = \"b\"\n[[group.match]]\n"
+                     "frames = [\"x\"]\nin_d = \"freezer\"\n"),
+            "bad.toml:6:8: in_d is for the matches of idle groups (idle = true)");
   EXPECT_EQ(error_of("[[group]]\nname = \"a\"\n[[group.match]]\nframes = [\"x\"]\n"),
             "bad.toml:1:1: group 'a' needs 'subsystem'");
   EXPECT_EQ(error_of("[[group]]\nname = \"a\"\nsubsystem = \"b\"\n"),
@@ -182,6 +190,28 @@ TEST(RulesFile, HoldersMustNameExistingGroups) {
   }
 }
 
+// A task in D is never idle: an idle match's in_d names the group such a task is in,
+// which must be one group (not generic, not primitive) that is not idle.
+TEST(RulesFile, InDNamesAGroupOfOneNameThatIsNotIdle) {
+  auto merged = [](const std::string& in_d) {
+    RuleSet base = builtin_rules();
+    try {
+      merge_rules(base, parse_rules("[[group]]\nname = \"mydrv:idle\"\nsubsystem = \"mydrv\"\n"
+                                    "idle = true\n[[group.match]]\nframes = [\"mydrv_poll\"]\n"
+                                    "in_d = \"" + in_d + "\"\n",
+                                    "mine.toml"));
+    } catch (const RuleError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_EQ(merged("freezer"), "(no error)");
+  for (const char* bad : {"nope", "idle", "mutex", "wait-event", "fuse:daemon"})
+    EXPECT_EQ(merged(bad), fmt::format("mine.toml:1:1: group 'mydrv:idle' has in_d '{}', which "
+                                       "is no group of one name that is not idle",
+                                       bad));
+}
+
 TEST(RulesFile, UserGroupsOverrideByNameAndOthersAreAddedFirst) {
   TempDir tmp;
   std::string path = tmp.file("mine.toml");
@@ -204,8 +234,9 @@ innermost = true
   EXPECT_EQ(r.groups.size(), builtin_rules().groups.size() + 1);
   EXPECT_EQ(r.groups[0].name, "my:create");
   EXPECT_EQ(r.find("vfs:rename-lock")->resource, "my words");
-  // The override has no innermost do_renameat2 match any more.
-  EXPECT_EQ(group_of(r, {"do_renameat2", "__x64_sys_rename"}), "other:do_renameat2");
+  // The override has no innermost do_renameat2 match any more: the kernel map names the
+  // wait by its subsystem (fs/namei.c), not the rename lock.
+  EXPECT_EQ(group_of(r, {"do_renameat2", "__x64_sys_rename"}), "vfs:wait:do_renameat2");
   EXPECT_EQ(group_of(r, {"lock_rename", "do_renameat2"}), "vfs:rename-lock");
   // Added groups win ties (same frame, same tier) against the built-in vfs:dir-lock.
   EXPECT_EQ(group_of(r, {"filename_create", "do_mkdirat"}), "my:create");

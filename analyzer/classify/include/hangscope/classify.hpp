@@ -46,8 +46,11 @@ class RuleError : public std::runtime_error {
 
 // Specific rules beat generic ones whatever their position on the stack; role rules
 // (the jbd2 commit thread, a checkpointing task) beat both: what a task is decides
-// its group, and what it waits for is then decided by the other rules.
-enum class Tier : uint8_t { role, specific, generic };
+// its group, and what it waits for is then decided by the other rules. Primitive rules
+// (a bit wait, a wait queue: the blocking primitive at the bottom of a stack) name only
+// what no other rule does, by the kernel map's subsystem of their caller
+// ("md:bit-wait:md_bitmap_unplug").
+enum class Tier : uint8_t { role, specific, generic, primitive };
 
 // How sure a waits-on edge is. "explicit": the kernel said so (hung_task blocker lines,
 // lockdep); "strong": a rule identifies a single holder by its stack or name; "assumed":
@@ -62,6 +65,12 @@ struct MatchRule {
   // The blocking frame must be the innermost meaningful frame: for callers whose own
   // wait primitive /proc/<pid>/stack hides (filename_create waits on an rwsem).
   bool innermost = false;
+  // Idle groups: the group (of one name, not idle) of a task in D whose stack this match
+  // names. A task in D is never idle: where its frame sleeps only interruptibly, D says
+  // the task is frozen (from 6.1 a frozen task keeps the stack it slept in and reads D:
+  // __task_state_index in include/linux/sched.h); without it, the stack's best group
+  // that is not idle.
+  std::string in_d;
 };
 
 // Which tasks an edge may join: those of the same block device, the same process
@@ -97,7 +106,8 @@ struct HolderRule {
 };
 
 struct GroupRule {
-  std::string name;       // "jbd2:log-space"; generic rules add ":<caller>"
+  std::string name;       // "jbd2:log-space"; generic rules add ":<caller>", primitive
+                          // ones "<subsystem>:" before and ":<caller>" after
   std::string title;      // "jbd2 log space": for people
   std::string subsystem;  // "jbd2", "vfs", "mm", "locking", ...
   std::string resource;   // what the tasks wait for
@@ -180,10 +190,45 @@ struct Classification {
   std::vector<uint32_t> serves_rules;
   // 1 where the stack has a spin frame ([frames] spin): its running samples spin.
   std::vector<uint8_t> spins_of_stack;
+  // A sample's group can depend on its state as well as its stack: a task in D is never
+  // idle (in_d_of_stack: the match's `in_d` group, else the stack's best group that is
+  // not idle), and a running task (on CPU, or runnable) waits for nothing, so that no
+  // primitive group holds it (running_of_stack: the group no rule names). Indexed by
+  // StackId; empty where no stack's group changes with the state.
+  std::vector<uint32_t> in_d_of_stack;
+  std::vector<uint32_t> running_of_stack;
 
+  // Which of a stack's groups a sample in `state` is in: 0 the stack's own, kInD or
+  // kRunning where that group differs from the stack's own.
+  static constexpr uint8_t kAsStack = 0, kInD = 1, kRunning = 2, kVariants = 3;
+  uint8_t variant(StackId s, char state) const {
+    if (state == 'D' && s < in_d_of_stack.size() && in_d_of_stack[s] != group_of_stack[s])
+      return kInD;
+    if (state == 'R' && s < running_of_stack.size() && running_of_stack[s] != group_of_stack[s])
+      return kRunning;
+    return kAsStack;
+  }
+  bool has_variants() const { return !in_d_of_stack.empty() || !running_of_stack.empty(); }
+  uint32_t group_of_variant(StackId s, uint8_t variant) const {
+    if (variant == kInD && s < in_d_of_stack.size()) return in_d_of_stack[s];
+    if (variant == kRunning && s < running_of_stack.size()) return running_of_stack[s];
+    return group_of_stack[s];
+  }
+
+  // The group of a stack: of its samples that sleep (S, or a state the input does not
+  // say); a sample's group, by its state.
   uint32_t group(StackId s) const { return group_of_stack[s]; }
-  bool spins(StackId s) const { return s < spins_of_stack.size() && spins_of_stack[s] != 0; }
+  uint32_t group(StackId s, char state) const { return group_of_variant(s, variant(s, state)); }
+  uint32_t group(const TaskSample& s) const { return group(s.stack, s.state); }
+  // What a stack's samples wait for (wait_of_stack); a sample in another group than its
+  // stack's waits for that group.
   uint32_t wait(StackId s) const { return wait_of_stack[s]; }
+  uint32_t wait(StackId s, char state) const {
+    const uint8_t v = variant(s, state);
+    return v == kAsStack ? wait_of_stack[s] : group_of_variant(s, v);
+  }
+  uint32_t wait(const TaskSample& s) const { return wait(s.stack, s.state); }
+  bool spins(StackId s) const { return s < spins_of_stack.size() && spins_of_stack[s] != 0; }
   std::span<const uint32_t> serves(StackId s) const {
     return {serves_rules.data() + serves_begin[s], serves_begin[s + 1] - serves_begin[s]};
   }
