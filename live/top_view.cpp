@@ -119,8 +119,9 @@ TopFrame TopModel::frame(const RoundWindow& w) {
   const bool young = now_ns - w.rounds().front().time_ns < s_.settle_ns;
   if (young && devices_unknown(analysis.graph)) {
     auto [begin, end] = w.tasks(*newest);
-    const size_t blocked = static_cast<size_t>(std::count_if(
-        begin, end, [&](const WindowTask& t) { return !groups_.idle(cls.group(t.stack, t.state)); }));
+    const size_t blocked = static_cast<size_t>(std::count_if(begin, end, [&](const WindowTask& t) {
+      return !groups_.idle(cls.group(t.stack, t.state));
+    }));
     f.verdict = unsettled_words(blocked, w.rounds().size());
   }
 
