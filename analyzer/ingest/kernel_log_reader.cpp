@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "frame_cache.hpp"
+#include "kernel_text_anchor.hpp"
 #include "kernel_trace.hpp"
 #include "lockdep_locks.hpp"
 #include "log_prefix.hpp"
@@ -100,12 +101,26 @@ bool parse_hung(std::string_view t, HungLine& h) {
     }
   if (mid == std::string_view::npos) return false;
   if (!comm_colon_pid(t.substr(11, mid - 11), h.comm, h.pid)) return false;
+  // Some kernels quote the command: 'INFO: task "kworker/u32:7":239 blocked ...'.
+  if (h.comm.size() > 2 && h.comm.front() == '"' && h.comm.back() == '"')
+    h.comm = h.comm.substr(1, h.comm.size() - 2);
   std::string_view secs = t.substr(mid + form.size());
   secs.remove_suffix(9);
   uint64_t s = 0;
   if (!whole_number(secs, s)) return false;
   h.seconds = s > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(s);
   return true;
+}
+
+// The first part of a hung line that a mail client or a terminal cut in two: "INFO: task
+// comm:pid", maybe with the start of " blocked for more than" after it.
+bool hung_line_start(std::string_view t) {
+  t = trim_right(t.substr(11));
+  for (std::string_view form : {" blocked", " can't die"})
+    if (size_t at = t.find(form); at != std::string_view::npos) t = t.substr(0, at);
+  std::string_view comm;
+  int32_t pid = 0;
+  return comm_colon_pid(t, comm, pid);
 }
 
 struct BlockerLine {
@@ -169,6 +184,7 @@ class KernelLogParser {
     std::string_view raw;
     while (in_.next(raw)) line(raw);
     settle_held();
+    settle_blank();
     finish();
     for (size_t i = 0; i < tasks_.size(); ++i) {
       const TaskSample& s = tasks_[i];
@@ -198,52 +214,77 @@ class KernelLogParser {
     // arm32 lines name a frame and its caller: the last line's caller is the outermost.
     FrameId outermost = 0;
     bool has_outermost = false;
+    // Frames are read after "Call Trace:", a task header, or a hung line whose header and
+    // "Call Trace:" a paste left out.
+    bool reads_frames() const { return in_trace || header || blocked_s > 0; }
   };
 
   void line(std::string_view raw) {
-    LogLine l = strip_log_prefix(plain_blanks(raw));
+    LogLine l = strip_log_prefix(plain_blanks(raw, plain_));
     if (l.framing == LogFraming::kmsg) kmsg_ = true;
     if (l.continuation && kmsg_) return;  // /dev/kmsg dictionary: part of the record
+    take(l, raw.size());
+  }
+
+  // One line's text, or the rest of a line where a second record begins. `width`: the
+  // whole line's, framing included (0 for a rest).
+  void take(const LogLine& l, size_t width) {
     if (l.foreign) {
       settle_held();
+      settle_blank();
       return out_.skip_line(in_);
     }
     std::string_view text = l.text;
     if (held_.held()) {
-      // The rest of a line cut in two has no framing of its own.
-      std::string_view joined;
-      if (held_.continued_by(l))
-        joined = held_.join(text, joined_, [&](std::string_view s) { return known(s); });
-      if (!joined.empty()) {
-        held_.release();
-        const std::string caller(held_.caller());
-        understand(joined, caller, held_.framing());
-        return;
+      // The rest of a line cut in two has no framing of its own; a mail client that
+      // re-flowed the log may have put the start of the next record after it.
+      if (held_.continued_by(l)) {
+        auto known_line = [&](std::string_view s) { return known(s); };
+        std::string_view joined = held_.join(text, joined_, known_line);
+        size_t split = 0;
+        if (joined.empty() && (split = embedded_record(text)))
+          joined = held_.join(trim_right(text.substr(0, split)), joined_, known_line);
+        if (!joined.empty()) {
+          held_.release();
+          const std::string caller(held_.caller());
+          understand(joined, caller, held_.framing());
+          if (split) take(strip_log_prefix(text.substr(split)), 0);
+          return;
+        }
       }
       settle_held();
     }
-    if (!understand(text, l.caller, l.framing)) {
-      held_.hold(text, l, raw.size());
-      held_line_ = in_.line_number();
+    if (blank_pending_) {
+      // A framed line with an empty message, then a line with no framing: a mail client
+      // cut the line after its framing ("Oct 05 11:33:50 host kernel:" / "f+0x3/0x5c0").
+      blank_pending_ = false;
+      if (l.framing != LogFraming::none || trim(text).empty()) understand({}, {}, l.framing);
     }
+    if (trim(text).empty() && l.framing != LogFraming::none && l.framing != LogFraming::kmsg) {
+      blank_pending_ = true;
+      return;
+    }
+    if (understand(text, l.caller, l.framing)) return;
+    // Not read whole: a second record on the line, or the kernel's text after something
+    // no log tool writes.
+    if (size_t split = embedded_record(text)) {
+      if (!understand(trim_right(text.substr(0, split)), l.caller, l.framing))
+        out_.skip_line(in_, block_.active);
+      return take(strip_log_prefix(text.substr(split)), 0);
+    }
+    if (size_t start = kernel_text_start(text)) {
+      text = text.substr(start);
+      if (understand(text, l.caller, l.framing)) return;
+    }
+    held_.hold(text, l, width);
+    held_line_ = in_.line_number();
   }
 
-  // Non-breaking spaces (mail, web pages) and tabs (a dump pasted indented, or through
-  // an editor) read as the spaces they stand for.
-  std::string_view plain_blanks(std::string_view s) {
-    if (!has_odd_blank(s)) return s;
-    plain_.clear();
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (s[i] == '\t') {
-        plain_ += ' ';
-      } else if (s[i] == '\xc2' && i + 1 < s.size() && s[i + 1] == '\xa0') {
-        plain_ += ' ';
-        ++i;
-      } else {
-        plain_ += s[i];
-      }
-    }
-    return plain_;
+  // An empty framed message that no continuation followed: the blank line it was.
+  void settle_blank() {
+    if (!blank_pending_) return;
+    blank_pending_ = false;
+    understand({}, {}, LogFraming::none);
   }
 
   // A line that some rule reads on its own: what a line cut in two must add up to.
@@ -265,6 +306,11 @@ class KernelLogParser {
   void settle_held() {
     if (!held_.held()) return;
     held_.release();
+    TaskHeader h;
+    if (parse_task_header(trim_left(held_.text()), h, true)) {
+      const std::string caller(held_.caller());
+      return header(h, caller);
+    }
     out_.skip_line_at(in_, held_line_, block_.active);
     if (block_.in_trace && ++block_.strays > kMaxStrays) finish();
   }
@@ -278,7 +324,11 @@ class KernelLogParser {
       if (parse_trace_frame(t, f)) return true;
     }
     if (t.empty()) {
-      finish();  // (a dump of held locks ends with a blank line and its '=' rule)
+      // A blank line ends a trace (a dump of held locks ends with one and its '=' rule).
+      // Before its trace began, a report stays open: a mail reply puts its comments,
+      // between blank lines, among the lines it quotes.
+      if (!block_.active || !block_.frames.empty() || !(block_.header || block_.blocked_s))
+        finish();
       return true;
     }
     // Lines of another CPU's message in the middle of a trace (CONFIG_PRINTK_CALLER).
@@ -287,7 +337,7 @@ class KernelLogParser {
     // Frames first: most lines are, and no other line of a report reads as one (they have
     // spaces, no "+0x" and no file:line).
     TraceFrame f, from;
-    if (block_.active && (block_.in_trace || block_.header) && !other_caller) {
+    if (block_.active && block_.reads_frames() && !other_caller) {
       // A frame's text is read once; the thousands of reports of a large log repeat it.
       const uint64_t h = text_hash::hash(t);
       FrameId id = frames_.find(t, h);
@@ -351,10 +401,11 @@ class KernelLogParser {
     }
     if (is_stack_marker(t)) {
       if (t.starts_with("</TASK")) finish();
+      else block_.in_trace = true;  // "<TASK>" opens a trace even where "Call Trace:" was cut
       return true;
     }
     if (is_register_or_stack_words(t)) return true;
-    if ((block_.in_trace || block_.header) && parse_arm_frames(t, f, from)) {
+    if (block_.reads_frames() && parse_arm_frames(t, f, from)) {
       add_frame(intern(f), text);
       block_.outermost = intern(from);
       block_.has_outermost = true;
@@ -596,6 +647,7 @@ class KernelLogParser {
   uint64_t frame_line_ = 0;
   std::string joined_, plain_;
   bool skip_next_frame_ = false;  // s390's "Last Breaking-Event-Address:" comes first
+  bool blank_pending_ = false;    // a framed line with an empty message, just read
   bool kmsg_ = false;
   bool show_state_ = false;
   std::vector<TaskSample> tasks_;
@@ -615,15 +667,17 @@ class KernelLogReader final : public Reader {
   Applicability recognizes(std::string_view head) const override {
     size_t lines = 0, framed = 0;
     bool trace = false, header = false;
+    std::string plain;
     for (std::string_view line : text::CompleteLines(head)) {
-      LogLine l = strip_log_prefix(line);
+      LogLine l = strip_log_prefix(plain_blanks(line, plain));
       ++lines;
       if (l.framing != LogFraming::none && !l.foreign) ++framed;
       std::string_view t = trim_left(l.text);
       bool blocked_only = false;
       HungLine h;
       BlockerLine b;
-      if (t.starts_with("INFO: task ") && (parse_hung(t, h) || parse_blocker(t, b)))
+      if (t.starts_with("INFO: task ") &&
+          (parse_hung(t, h) || parse_blocker(t, b) || hung_line_start(t)))
         return Applicability::yes;
       if (is_sysrq_line(t, blocked_only) || is_all_locks_banner(t)) return Applicability::yes;
       TaskHeader th;
