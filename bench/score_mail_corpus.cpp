@@ -5,11 +5,14 @@
 // back: one sample per task with labels tid, comm, wait_group and state.
 //
 //   - a file is read whole when the report exits 0 and every hung task of its key is a
-//     sample (same tid and command) whose stack holds every function of its key's trace
+//     sample (same tid; the same command where several samples have that tid) whose stack
+//     holds every function of its key's trace
 //     (compiler clone suffixes folded on both sides), or, where the key has no trace, a
 //     sample at all;
 //   - a hung task read is one such sample;
-//   - a hung task in a named group is a sample with a stack whose group is not "other:";
+//   - a hung task in a named group is a sample with a stack whose group is not "other:",
+//     of the hung tasks whose key has a trace (a paste that shows a task's hung line
+//     alone gives nothing to classify);
 //   - the share in "other:" is of the weight of every blocked sample of every report.
 #include "score_mail_corpus.hpp"
 
@@ -164,7 +167,7 @@ bool holds_all(const Sample& s, const std::vector<std::string>& functions,
 
 struct Figures {
   int files = 0, accepted = 0, whole = 0;
-  int tasks = 0, read = 0, named = 0;
+  int tasks = 0, read = 0, traced = 0, named = 0;
   int64_t blocked = 0, other = 0;
 };
 
@@ -178,21 +181,28 @@ void score(const Report& rep, const Run& run, Figures& f, std::vector<std::strin
   bool whole = run.status == 0;
   for (const KeyTask& k : rep.hung) {
     ++f.tasks;
+    // The task of that pid, by its command where several have it; a thread may rename
+    // itself between the hung line and its header ("java" / "skyframe-evalua").
     const Sample* hit = nullptr;
-    for (const Sample& s : run.samples)
-      if (s.tid == k.pid && s.comm == k.comm && (!hit || s.functions.size() > hit->functions.size()))
-        hit = &s;
+    for (const Sample& s : run.samples) {
+      if (s.tid != k.pid) continue;
+      const bool better = !hit || (s.comm == k.comm && hit->comm != k.comm) ||
+                          ((s.comm == k.comm) == (hit->comm == k.comm) &&
+                           s.functions.size() > hit->functions.size());
+      if (better) hit = &s;
+    }
     std::string missing;
     const bool read = hit && (k.functions.empty() || holds_all(*hit, k.functions, missing));
     f.read += read;
     whole = whole && read;
     const bool named = hit && !hit->functions.empty() && !hit->group.starts_with("other:");
-    f.named += named;
+    f.traced += !k.functions.empty();
+    f.named += named && !k.functions.empty();
     if (!hit)
       notes.push_back(fmt::format("{}:{} not read", k.comm, k.pid));
     else if (!read)
       notes.push_back(fmt::format("{}:{} without {}", k.comm, k.pid, missing));
-    else if (!named)
+    else if (!named && !k.functions.empty())
       notes.push_back(fmt::format("{}:{} in {}", k.comm, k.pid, hit->group));
   }
   f.whole += whole;
@@ -209,8 +219,8 @@ void print(const std::string& label, const Figures& f) {
              percent(f.accepted, f.files));
   fmt::print("  files read whole: {}/{} ({:.1f}%)\n", f.whole, f.files, percent(f.whole, f.files));
   fmt::print("  hung tasks read: {}/{} ({:.1f}%)\n", f.read, f.tasks, percent(f.read, f.tasks));
-  fmt::print("  hung tasks in a named group: {}/{} ({:.1f}%)\n", f.named, f.tasks,
-             percent(f.named, f.tasks));
+  fmt::print("  hung tasks in a named group: {}/{} with a trace ({:.1f}%)\n", f.named, f.traced,
+             percent(f.named, f.traced));
   fmt::print("  blocked samples in other: {:.1f}% ({}/{})\n", percent(f.other, f.blocked), f.other,
              f.blocked);
 }
@@ -239,7 +249,7 @@ bool score_mail_corpus(const std::string& bin, const fs::path& corpus, bool verb
   if (verbose)
     for (const auto& [list, f] : by_list)
       fmt::print("  {}: read whole {}/{}, tasks read {}/{}, named {}/{}, other {:.1f}%\n", list,
-                 f.whole, f.files, f.read, f.tasks, f.named, f.tasks, percent(f.other, f.blocked));
+                 f.whole, f.files, f.read, f.tasks, f.named, f.traced, percent(f.other, f.blocked));
   return ran;
 }
 
