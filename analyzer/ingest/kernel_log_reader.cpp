@@ -59,6 +59,16 @@ bool starts_other_message(std::string_view t) {
          t.find(" Comm: ") != std::string_view::npos;
 }
 
+// A function's name as the kernel prints it: letters, digits, '_', '.' (clone suffixes)
+// and '$'.
+bool plain_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!ascii_lower(c) && !ascii_upper(c) && !ascii_digit(c) && c != '_' && c != '.' && c != '$')
+      return false;
+  return true;
+}
+
 // "comm:pid" (comm may hold colons: the pid follows the last one).
 bool comm_colon_pid(std::string_view s, std::string_view& comm, int32_t& pid) {
   size_t colon = s.rfind(':');
@@ -220,6 +230,8 @@ class KernelLogParser {
   };
 
   void line(std::string_view raw) {
+    // A carriage return as a pager or an editor shows it, copied as text.
+    if (raw.ends_with("^M")) raw.remove_suffix(2);
     LogLine l = strip_log_prefix(plain_blanks(raw, plain_));
     if (l.framing == LogFraming::kmsg) kmsg_ = true;
     if (l.continuation && kmsg_) return;  // /dev/kmsg dictionary: part of the record
@@ -257,11 +269,15 @@ class KernelLogParser {
     if (blank_pending_) {
       // A framed line with an empty message, then a line with no framing: a mail client
       // cut the line after its framing ("Oct 05 11:33:50 host kernel:" / "f+0x3/0x5c0").
+      // After a journal line, the rest may carry the printk time the message began with.
       blank_pending_ = false;
-      if (l.framing != LogFraming::none || trim(text).empty()) understand({}, {}, l.framing);
+      const bool rest = l.framing == LogFraming::none ||
+                        (blank_framing_ == LogFraming::journal && l.framing == LogFraming::printk);
+      if (!rest || trim(text).empty()) understand({}, {}, l.framing);
     }
     if (trim(text).empty() && l.framing != LogFraming::none && l.framing != LogFraming::kmsg) {
       blank_pending_ = true;
+      blank_framing_ = l.framing;
       return;
     }
     if (understand(text, l.caller, l.framing)) return;
@@ -432,13 +448,16 @@ class KernelLogParser {
       if (!tail.module.empty() && last.module == 0) last.module = out_.intern(tail.module);
       if (!tail.location.empty() && last.source == 0) last.source = out_.intern(tail.location);
       if (tail.inlined) last.flags |= kInlined;
+      if (tail.unreliable) last.flags |= kUnreliable;
       block_.frames.back() = st.intern_frame(last);
       frame_line_ = in_.line_number();
       return true;
     }
+    // Joined, the two must read as a frame with a plain name: "...+0x3a/0x50" and a line
+    // "(...)" or "..." that stands for frames left out are no frame.
     std::string_view joined = WrappedLine::join(last_frame_, text, joined_, [&](std::string_view s) {
       TraceFrame g;
-      return parse_trace_frame(trim_left(s), g);
+      return parse_trace_frame(trim_left(s), g) && plain_name(g.text.function);
     });
     if (!joined.empty() && parse_trace_frame(trim_left(joined), f)) {
       block_.frames.pop_back();
@@ -648,6 +667,7 @@ class KernelLogParser {
   std::string joined_, plain_;
   bool skip_next_frame_ = false;  // s390's "Last Breaking-Event-Address:" comes first
   bool blank_pending_ = false;    // a framed line with an empty message, just read
+  LogFraming blank_framing_ = LogFraming::none;  // and its framing
   bool kmsg_ = false;
   bool show_state_ = false;
   std::vector<TaskSample> tasks_;
@@ -676,6 +696,14 @@ class KernelLogReader final : public Reader {
       bool blocked_only = false;
       HungLine h;
       BlockerLine b;
+      // A hung line after what no log tool writes ("kdevops login: [  363.875459] INFO:
+      // task ...", "03384 INFO: task ...").
+      if (!t.starts_with("INFO: task ") && t.find("INFO: task ") != std::string_view::npos) {
+        size_t at = embedded_record(t);
+        std::string_view rest = at ? trim_left(strip_log_prefix(t.substr(at)).text) : t;
+        if (!rest.starts_with("INFO: task ")) rest = rest.substr(kernel_text_start(rest));
+        t = rest;
+      }
       if (t.starts_with("INFO: task ") &&
           (parse_hung(t, h) || parse_blocker(t, b) || hung_line_start(t)))
         return Applicability::yes;
