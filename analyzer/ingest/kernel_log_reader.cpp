@@ -87,6 +87,9 @@ std::string_view without_role(std::string_view s) {
   return s;
 }
 
+// The line of a hung-task report that says how to silence it.
+constexpr std::string_view kEchoLine = "\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\"";
+
 struct HungLine {
   std::string_view comm;
   int32_t pid = 0;
@@ -157,10 +160,15 @@ bool parse_blocker(std::string_view t, BlockerLine& b) {
   return false;
 }
 
+// The version line of a report, maybe cut after its first words by a mail client.
+bool is_version_line(std::string_view t) {
+  return t.starts_with("Not tainted") || t.starts_with("Tainted: ");
+}
+
 // "Not tainted 6.18.44-fc-v782 #1", "Tainted: G           OE     5.15.0-91-generic #101-Ubuntu":
 // the release is the first word after the taint flags that starts with a digit.
 std::string_view release_of(std::string_view t) {
-  t = t.substr(t.starts_with("Not tainted ") ? 12 : 9);
+  t = t.substr(t.starts_with("Not tainted") ? 11 : 9);
   while (!t.empty()) {
     while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
     size_t sp = t.find(' ');
@@ -244,7 +252,7 @@ class KernelLogParser {
     if (l.foreign) {
       settle_held();
       settle_blank();
-      return out_.skip_line(in_);
+      return out_.skip_line(in_, SkipReason::other_program);
     }
     std::string_view text = l.text;
     if (held_.held()) {
@@ -259,7 +267,10 @@ class KernelLogParser {
         if (!joined.empty()) {
           held_.release();
           const std::string caller(held_.caller());
-          understand(joined, caller, held_.framing());
+          if (!understand(joined, caller, held_.framing())) {
+            out_.skip_line_at(in_, held_line_, why_skipped(held_.framing(), held_line_));
+            out_.skip_line(in_, why_skipped(l.framing, in_.line_number()));
+          }
           if (split) take(strip_log_prefix(text.substr(split)), 0);
           return;
         }
@@ -282,18 +293,59 @@ class KernelLogParser {
     }
     if (understand(text, l.caller, l.framing)) return;
     // Not read whole: a second record on the line, or the kernel's text after something
-    // no log tool writes.
+    // no log tool writes, or the rest of the line before.
     if (size_t split = embedded_record(text)) {
-      if (!understand(trim_right(text.substr(0, split)), l.caller, l.framing))
-        out_.skip_line(in_, block_.active);
+      std::string_view head = trim_right(text.substr(0, split));
+      if (!understand(head, l.caller, l.framing) && !rest_of_open_line(head, l))
+        out_.skip_line(in_, why_skipped(l.framing, in_.line_number()));
       return take(strip_log_prefix(text.substr(split)), 0);
     }
     if (size_t start = kernel_text_start(text)) {
       text = text.substr(start);
       if (understand(text, l.caller, l.framing)) return;
+    } else if (rest_of_open_line(text, l)) {
+      return;
     }
     held_.hold(text, l, width);
     held_line_ = in_.line_number();
+  }
+
+  // A line read whole whose words run to its end (the version line, "Workqueue: ..."): a
+  // mail client may have put their rest on the next line.
+  bool open_ended(std::string_view t) {
+    open_text_.assign(t);
+    open_line_ = in_.line_number();
+    return true;
+  }
+
+  // The rest of such a line, on a line of its own with no framing: read with it.
+  bool rest_of_open_line(std::string_view text, const LogLine& l) {
+    if (l.framing != LogFraming::none || !block_.active || open_line_ + 1 != in_.line_number() ||
+        open_text_.empty())
+      return false;
+    open_text_ += ' ';
+    open_text_ += trim(text);
+    open_line_ = in_.line_number();
+    std::string_view t = open_text_;
+    if (t.starts_with("Workqueue: ")) {
+      TaskContext c;
+      c.workqueue = out_.intern(t.substr(11));
+      block_.context = out_.intern_context(c);
+    } else if (out_.info().kernel.empty()) {
+      out_.info().kernel = std::string(release_of(t));
+    }
+    return true;
+  }
+
+  // Why a line no rule read is left out: inside a task's report, or a line of another
+  // kernel message (it had the log's framing), or text around the log (it had none).
+  // A line with no framing right after another kernel message's is that message's rest.
+  SkipReason why_skipped(LogFraming framing, uint64_t line) {
+    if (block_.active) return SkipReason::in_report;
+    const bool message =
+        framing != LogFraming::none || (message_skipped_ != 0 && line == message_skipped_ + 1);
+    if (message) message_skipped_ = line;
+    return message ? SkipReason::kernel_message : SkipReason::other_text;
   }
 
   // An empty framed message that no continuation followed: the blank line it was.
@@ -312,8 +364,10 @@ class KernelLogParser {
     TraceFrame f;
     bool blocked_only = false;
     if (t.starts_with("INFO: task ")) return parse_hung(t, h) || parse_blocker(t, b);
-    return is_sysrq_line(t, blocked_only) || parse_task_header(t, th) ||
-           (block_.active && parse_trace_frame(t, f));
+    if (is_sysrq_line(t, blocked_only) || parse_task_header(t, th)) return true;
+    // The lines that only a report's own are read as.
+    return block_.active &&
+           (is_version_line(t) || t.starts_with(kEchoLine) || parse_trace_frame(t, f));
   }
 
   // The held line was not the start of a line cut in two: it is a line not understood.
@@ -327,7 +381,7 @@ class KernelLogParser {
       const std::string caller(held_.caller());
       return header(h, caller);
     }
-    out_.skip_line_at(in_, held_line_, block_.active);
+    out_.skip_line_at(in_, held_line_, why_skipped(held_.framing(), held_line_));
     if (block_.in_trace && ++block_.strays > kMaxStrays) finish();
   }
 
@@ -384,7 +438,7 @@ class KernelLogParser {
     }
     if (t.starts_with("task ") && t.find("PC stack") != std::string_view::npos) return true;  // 4.x
     if (other_caller) {
-      out_.skip_line(in_, true);
+      out_.skip_line(in_, SkipReason::in_report);
       return true;
     }
     if (starts_other_message(t)) {
@@ -394,18 +448,18 @@ class KernelLogParser {
     if (!block_.active) return false;
     if (t.starts_with("<Same stack as pid ")) return same_stack_as(t);
 
-    if (t.starts_with("Not tainted ") || t.starts_with("Tainted: ")) {
+    if (is_version_line(t)) {
       if (out_.info().kernel.empty()) out_.info().kernel = std::string(release_of(t));
-      return true;
+      return open_ended(t);
     }
-    if (t.starts_with("\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\"") ||
-        t == "Blocked by coredump." || t.starts_with("Stopper: ") || t.starts_with("Sched_ext: "))
+    if (t.starts_with(kEchoLine)) return open_ended(t);
+    if (t == "Blocked by coredump." || t.starts_with("Stopper: ") || t.starts_with("Sched_ext: "))
       return true;
     if (t.starts_with("Workqueue: ")) {
       TaskContext c;
       c.workqueue = out_.intern(t.substr(11));
       block_.context = out_.intern_context(c);
-      return true;
+      return open_ended(t);
     }
     if (is_trace_start(t)) {
       if (!block_.frames.empty()) {  // a second trace: another message's, not this task's
@@ -420,7 +474,7 @@ class KernelLogParser {
       else block_.in_trace = true;  // "<TASK>" opens a trace even where "Call Trace:" was cut
       return true;
     }
-    if (is_register_or_stack_words(t)) return true;
+    if (is_register_or_stack_words(t)) return open_ended(t);  // "Code: ..." runs on
     if (block_.reads_frames() && parse_arm_frames(t, f, from)) {
       add_frame(intern(f), text);
       block_.outermost = intern(from);
@@ -477,7 +531,8 @@ class KernelLogParser {
     block_.in_trace = true;
     block_.strays = 0;
     block_.has_outermost = false;
-    if (block_.frames.size() >= kMaxTraceFrames) return out_.skip_line(in_, true);
+    if (block_.frames.size() >= kMaxTraceFrames)
+      return out_.skip_line(in_, SkipReason::beyond_limit);
     block_.frames.push_back(frame);
     last_frame_.assign(text);
     frame_line_ = in_.line_number();
@@ -502,7 +557,7 @@ class KernelLogParser {
   bool held_locks_line(std::string_view t) {
     HeldLock lock;
     if (t.starts_with('#') && parse_held_lock(t, lock)) {
-      if (!locks_.add(lock)) out_.skip_line(in_);  // an entry without its list
+      if (!locks_.add(lock)) out_.skip_line(in_, SkipReason::kernel_message);  // no list
       return true;
     }
     HeldLocksHeader h;
@@ -666,6 +721,9 @@ class KernelLogParser {
   uint64_t frame_line_ = 0;
   std::string joined_, plain_;
   bool skip_next_frame_ = false;  // s390's "Last Breaking-Event-Address:" comes first
+  std::string open_text_;         // the last open-ended line read (open_ended), and its line
+  uint64_t open_line_ = 0;
+  uint64_t message_skipped_ = 0;  // the last line skipped as a kernel message's
   bool blank_pending_ = false;    // a framed line with an empty message, just read
   LogFraming blank_framing_ = LogFraming::none;  // and its framing
   bool kmsg_ = false;

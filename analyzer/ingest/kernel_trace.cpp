@@ -321,7 +321,9 @@ bool other_arch_noise(std::string_view s) {
   static constexpr std::string_view kPrefixes[] = {
       "--- interrupt:", "NIP:", "NIP [", "LR [", "LR = ", "REGS:", "MSR:", "CFAR:", "DAR:",
       "DSISR:", "IRQMASK:", "SOFTE:", "TRAP:", "Exception stack(", "Krnl PSW", "Krnl GPRS",
-      "Krnl Code", "User PSW", "User GPRS", "pstate:", "pc : ", "lr : ", "sp : "};
+      "Krnl Code", "User PSW", "User GPRS", "pstate:", "pc : ", "lr : ", "sp : ",
+      // x86's register lines cut by a mail client before a register of their own.
+      "ORIG_RAX: ", "EFLAGS: "};
   for (std::string_view p : kPrefixes)
     if (s.starts_with(p)) return true;
   if (s.starts_with("GPR") && s.size() > 6 && ascii_digit(s[3]) && ascii_digit(s[4]) && s[5] == ':')

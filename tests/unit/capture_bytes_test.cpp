@@ -151,7 +151,7 @@ TEST(CaptureBytes, EveryFieldReadsBackIntoTheModel) {
   EXPECT_EQ(src.header.at("end.samples"), "3");
   EXPECT_EQ(src.header.at("end.fuse.39"), "1234,/mnt/a\\x20b");
   EXPECT_FALSE(src.truncated);
-  EXPECT_EQ(src.skipped_lines, 0u);
+  EXPECT_EQ(src.skipped.lines, 0u);
 
   ASSERT_EQ(c.rounds.size(), 2u);
   const Round& r0 = c.rounds[0];

@@ -105,7 +105,7 @@ TEST(PerfLayouts, OldPerfNoTimeUnindentedFramesOneLineSamples) {
   EXPECT_EQ(si.event, "cpu-clock");  // the first event; the cycles sample is left out
   EXPECT_EQ(si.unit, WeightUnit::samples);
   EXPECT_EQ(si.header.at("perf.samples_left_out"), "1 cycles");
-  EXPECT_EQ(si.skipped_lines, 0u);
+  EXPECT_EQ(si.skipped.lines, 0u);
   ASSERT_EQ(c.samples.size(), 3u);
   EXPECT_EQ(c.total_weight(), 4u);
   EXPECT_EQ(c.strings().get(c.samples[1].comm), "V8 WorkerThread");
