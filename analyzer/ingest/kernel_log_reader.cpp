@@ -232,9 +232,6 @@ class KernelLogParser {
     // arm32 lines name a frame and its caller: the last line's caller is the outermost.
     FrameId outermost = 0;
     bool has_outermost = false;
-    // Frames are read after "Call Trace:", a task header, or a hung line whose header and
-    // "Call Trace:" a paste left out.
-    bool reads_frames() const { return in_trace || header || blocked_s > 0; }
   };
 
   void line(std::string_view raw) {
@@ -407,7 +404,7 @@ class KernelLogParser {
     // Frames first: most lines are, and no other line of a report reads as one (they have
     // spaces, no "+0x" and no file:line).
     TraceFrame f, from;
-    if (block_.active && block_.reads_frames() && !other_caller) {
+    if (block_.active && (block_.in_trace || block_.header) && !other_caller) {
       // A frame's text is read once; the thousands of reports of a large log repeat it.
       const uint64_t h = text_hash::hash(t);
       FrameId id = frames_.find(t, h);
@@ -475,7 +472,7 @@ class KernelLogParser {
       return true;
     }
     if (is_register_or_stack_words(t)) return open_ended(t);  // "Code: ..." runs on
-    if (block_.reads_frames() && parse_arm_frames(t, f, from)) {
+    if ((block_.in_trace || block_.header) && parse_arm_frames(t, f, from)) {
       add_frame(intern(f), text);
       block_.outermost = intern(from);
       block_.has_outermost = true;
@@ -489,6 +486,20 @@ class KernelLogParser {
     if (t.starts_with("Future hung task reports are suppressed")) {
       finish();
       return true;
+    }
+    // Frames after a hung line whose header and "Call Trace:" a paste left out (asked
+    // here, after the lines a report has before its trace, not of every line).
+    if (!block_.in_trace && !block_.header && block_.blocked_s > 0 && !other_caller) {
+      if (parse_trace_frame(t, f)) {
+        add_frame(intern(f), text);
+        return true;
+      }
+      if (parse_arm_frames(t, f, from)) {
+        add_frame(intern(f), text);
+        block_.outermost = intern(from);
+        block_.has_outermost = true;
+        return true;
+      }
     }
     // The rest of the frame on the line before: "[ext4]", "kernel/x.c:12", "[inline]",
     // added to it; or the rest of its text, cut in a word ("...+0x1234/0x" / "3a0 [jbd2]").

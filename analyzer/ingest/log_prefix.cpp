@@ -117,7 +117,7 @@ size_t iso_time(std::string_view s) {
 }
 
 // A time of day with no date, before a level and "kernel:" (anaconda's logs):
-// "15:52:20,316 ERR kernel:". Returns the length up to "kernel:", or 0.
+// "15:52:20,316 ERR kernel:". Returns the length with "kernel:", or 0.
 size_t clock_before_kernel(std::string_view s) {
   size_t i = clock_at(s, 0);
   if (i == 0 || i < 8) return 0;
@@ -129,7 +129,7 @@ size_t clock_before_kernel(std::string_view s) {
     if (j >= s.size() || s[j] != ' ') return 0;
     i = j;
   }
-  return s.substr(i + 1).starts_with("kernel:") ? i : 0;
+  return s.substr(i + 1).starts_with("kernel:") ? i + 8 : 0;
 }
 
 // A syslog ident: "kernel", a program with its pid ("CRON[4412]", "systemd[1]"), or a
@@ -304,11 +304,14 @@ LogLine strip_log_prefix(std::string_view s) {
       return out;
     }
   }
-  // Tokens of framing, each followed by one space or none ("[ 1.2][  T55] text").
+  // Tokens of framing, each followed by one space or none ("[ 1.2][  T55] text"). Every
+  // tool puts its times, host and level first: after the first token only bracketed ones
+  // follow (printk's time and caller id), so that a message is not searched for more.
   bool framed = false;
   for (int n = 0; n < 8 && !s.empty(); ++n) {
     std::string_view r = framed && s[0] == ' ' ? s.substr(1) : s;
-    size_t used = r.empty() ? 0 : framing_token(r, out);
+    if (r.empty() || (framed && r[0] != '[')) break;
+    size_t used = framing_token(r, out);
     if (used == 0) break;
     s = r.substr(used);
     framed = true;
