@@ -17,6 +17,8 @@
 //   Each input is given to `hangscope report -f folded` (the command itself, so that its
 //   exit code and standard error count), and its output compared with upstream's result
 //   after the normalisation of normalise_frame() below: frame-name tidying only.
+// A corpus with a manifest.jsonl is instead a corpus of reports pasted to mailing lists,
+// cut by bench/cut-mail-corpus: see score_mail_corpus.cpp.
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -36,6 +38,7 @@
 #include "hangscope/classify.hpp"
 #include "hangscope/frame_text.hpp"
 #include "hangscope/ingest.hpp"
+#include "score_mail_corpus.hpp"
 
 namespace fs = std::filesystem;
 using namespace hangscope;
@@ -440,8 +443,11 @@ int main(int argc, char** argv) {
   const std::string bin = argv[1];
   const fs::path corpus = argv[2];
   verbose = argc > 3 && std::string(argv[3]) == "-v";
+  if (fs::exists(corpus / "manifest.jsonl"))
+    return hangscope::bench::score_mail_corpus(bin, corpus, verbose) ? 0 : 1;
   if (!fs::exists(corpus / "syzkaller/answers.tsv")) {
-    fmt::print(stderr, "{}: no corpus here (syzkaller/answers.tsv is missing)\n", corpus.string());
+    fmt::print(stderr, "{}: no corpus here (neither syzkaller/answers.tsv nor manifest.jsonl)\n",
+               corpus.string());
     return 1;
   }
   SyzScore syz;

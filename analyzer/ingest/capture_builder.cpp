@@ -74,19 +74,23 @@ uint32_t CaptureBuilder::intern_context(const TaskContext& c) {
   return id;
 }
 
-void CaptureBuilder::skip_line(const LineReader& in, bool in_task) {
-  skip_line_at(in, in.line_number(), in_task);
+void CaptureBuilder::skip_line(const LineReader& in, SkipReason why) {
+  skip_line_at(in, in.line_number(), why);
 }
 
-void CaptureBuilder::skip_line_at(const LineReader& in, uint64_t line, bool in_task) {
-  SourceInfo& si = info();
-  if (si.skipped_lines++ == 0) {
+void CaptureBuilder::skip_line_at(const LineReader& in, uint64_t line, SkipReason why) {
+  if (line == last_skipped_ && line != 0) return;  // another part of a line counted already
+  last_skipped_ = line;
+  SkippedLines& s = info().skipped;
+  ++s.by_reason[static_cast<size_t>(why)];
+  if (s.lines++ == 0) {
     first_skipped_.line = line;
-    si.first_skipped = line_place(in.name(), line);
+    s.first = line_place(in.name(), line);
   }
-  if (in_task && si.first_skipped_in_task.empty()) {
+  const bool in_task = why == SkipReason::in_report || why == SkipReason::beyond_limit;
+  if (in_task && s.first_in_task.empty()) {
     first_skipped_.in_task = line;
-    si.first_skipped_in_task = line_place(in.name(), line);
+    s.first_in_task = line_place(in.name(), line);
   }
 }
 

@@ -76,14 +76,15 @@ CaptureBuilder builder_for(const Reader& reader, const std::string& path,
 }
 
 // An input of only lines no reader understood is no input of that format.
-void check_read(const Reader& reader, const CaptureBuilder& builder, const Capture& capture,
-                const std::string& name) {
-  const SourceInfo& si = capture.sources[builder.source()];
-  if (builder.samples_added() == 0 && si.skipped_lines > 0 && si.format != "capture") {
+void check_read(const Reader& reader, const CaptureBuilder& builder, const Capture& capture) {
+  const SkippedLines& skipped = capture.sources[builder.source()].skipped;
+  if (builder.samples_added() == 0 && skipped.lines > 0 &&
+      capture.sources[builder.source()].format != "capture") {
     // Where a task's report broke says more than the first line of other text.
     throw InputError(fmt::format(
-        "{}: no stacks found in this {} input (first unreadable line: {})", name, reader.name(),
-        si.first_skipped_in_task.empty() ? si.first_skipped : si.first_skipped_in_task));
+        "{}: no stacks found in this {} input; skipped {} line{}: {}",
+        skipped.first_in_task.empty() ? skipped.first : skipped.first_in_task, reader.name(),
+        skipped.lines, skipped.lines == 1 ? "" : "s", skipped.reasons()));
   }
 }
 
@@ -100,7 +101,7 @@ bool read_in_parts(const std::string& path, const ReadOptions& options, Capture&
   InputParts input = mapped->parts(ingest::split_at_records(text, parts, reader), path);
   CaptureBuilder builder = builder_for(reader, path, options, capture);
   reader.read_parts(input, builder);
-  check_read(reader, builder, capture, path);
+  check_read(reader, builder, capture);
   return true;
 }
 
@@ -119,7 +120,7 @@ void read_input(std::unique_ptr<ByteSource> src, const std::string& path,
                     options.format, in.name());
   CaptureBuilder builder = builder_for(reader, path, options, capture);
   reader.read(in, builder);
-  check_read(reader, builder, capture, in.name());
+  check_read(reader, builder, capture);
 }
 
 }  // namespace hangscope

@@ -229,11 +229,14 @@ MergedIds compose(const MergedIds& outer, MergedIds inner) {
 void add_skipped(SourceInfo& into, const CaptureBuilder& part, const std::string& name,
                  uint64_t lines_before) {
   const CaptureBuilder::FirstSkipped& first = part.first_skipped();
-  if (into.first_skipped.empty() && first.line)
-    into.first_skipped = line_place(name, lines_before + first.line);
-  if (into.first_skipped_in_task.empty() && first.in_task)
-    into.first_skipped_in_task = line_place(name, lines_before + first.in_task);
-  into.skipped_lines += part.info().skipped_lines;
+  SkippedLines& skipped = into.skipped;
+  if (skipped.first.empty() && first.line)
+    skipped.first = line_place(name, lines_before + first.line);
+  if (skipped.first_in_task.empty() && first.in_task)
+    skipped.first_in_task = line_place(name, lines_before + first.in_task);
+  skipped.lines += part.info().skipped.lines;
+  for (size_t r = 0; r < skipped.by_reason.size(); ++r)
+    skipped.by_reason[r] += part.info().skipped.by_reason[r];
 }
 
 std::unique_ptr<MappedInput> MappedInput::open(const std::string& path) {

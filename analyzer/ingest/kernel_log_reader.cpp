@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "frame_cache.hpp"
+#include "kernel_text_anchor.hpp"
 #include "kernel_trace.hpp"
 #include "lockdep_locks.hpp"
 #include "log_prefix.hpp"
@@ -58,6 +59,16 @@ bool starts_other_message(std::string_view t) {
          t.find(" Comm: ") != std::string_view::npos;
 }
 
+// A function's name as the kernel prints it: letters, digits, '_', '.' (clone suffixes)
+// and '$'.
+bool plain_name(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (!ascii_lower(c) && !ascii_upper(c) && !ascii_digit(c) && c != '_' && c != '.' && c != '$')
+      return false;
+  return true;
+}
+
 // "comm:pid" (comm may hold colons: the pid follows the last one).
 bool comm_colon_pid(std::string_view s, std::string_view& comm, int32_t& pid) {
   size_t colon = s.rfind(':');
@@ -75,6 +86,9 @@ std::string_view without_role(std::string_view s) {
   }
   return s;
 }
+
+// The line of a hung-task report that says how to silence it.
+constexpr std::string_view kEchoLine = "\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\"";
 
 struct HungLine {
   std::string_view comm;
@@ -100,12 +114,26 @@ bool parse_hung(std::string_view t, HungLine& h) {
     }
   if (mid == std::string_view::npos) return false;
   if (!comm_colon_pid(t.substr(11, mid - 11), h.comm, h.pid)) return false;
+  // Some kernels quote the command: 'INFO: task "kworker/u32:7":239 blocked ...'.
+  if (h.comm.size() > 2 && h.comm.front() == '"' && h.comm.back() == '"')
+    h.comm = h.comm.substr(1, h.comm.size() - 2);
   std::string_view secs = t.substr(mid + form.size());
   secs.remove_suffix(9);
   uint64_t s = 0;
   if (!whole_number(secs, s)) return false;
   h.seconds = s > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(s);
   return true;
+}
+
+// The first part of a hung line that a mail client or a terminal cut in two: "INFO: task
+// comm:pid", maybe with the start of " blocked for more than" after it.
+bool hung_line_start(std::string_view t) {
+  t = trim_right(t.substr(11));
+  for (std::string_view form : {" blocked", " can't die"})
+    if (size_t at = t.find(form); at != std::string_view::npos) t = t.substr(0, at);
+  std::string_view comm;
+  int32_t pid = 0;
+  return comm_colon_pid(t, comm, pid);
 }
 
 struct BlockerLine {
@@ -132,10 +160,15 @@ bool parse_blocker(std::string_view t, BlockerLine& b) {
   return false;
 }
 
+// The version line of a report, maybe cut after its first words by a mail client.
+bool is_version_line(std::string_view t) {
+  return t.starts_with("Not tainted") || t.starts_with("Tainted: ");
+}
+
 // "Not tainted 6.18.44-fc-v782 #1", "Tainted: G           OE     5.15.0-91-generic #101-Ubuntu":
 // the release is the first word after the taint flags that starts with a digit.
 std::string_view release_of(std::string_view t) {
-  t = t.substr(t.starts_with("Not tainted ") ? 12 : 9);
+  t = t.substr(t.starts_with("Not tainted") ? 11 : 9);
   while (!t.empty()) {
     while (!t.empty() && t.front() == ' ') t.remove_prefix(1);
     size_t sp = t.find(' ');
@@ -169,6 +202,7 @@ class KernelLogParser {
     std::string_view raw;
     while (in_.next(raw)) line(raw);
     settle_held();
+    settle_blank();
     finish();
     for (size_t i = 0; i < tasks_.size(); ++i) {
       const TaskSample& s = tasks_[i];
@@ -201,49 +235,121 @@ class KernelLogParser {
   };
 
   void line(std::string_view raw) {
-    LogLine l = strip_log_prefix(plain_blanks(raw));
+    // A carriage return as a pager or an editor shows it, copied as text.
+    if (raw.ends_with("^M")) raw.remove_suffix(2);
+    LogLine l = strip_log_prefix(plain_blanks(raw, plain_));
     if (l.framing == LogFraming::kmsg) kmsg_ = true;
     if (l.continuation && kmsg_) return;  // /dev/kmsg dictionary: part of the record
+    take(l, raw.size());
+  }
+
+  // One line's text, or the rest of a line where a second record begins. `width`: the
+  // whole line's, framing included (0 for a rest).
+  void take(const LogLine& l, size_t width) {
     if (l.foreign) {
       settle_held();
-      return out_.skip_line(in_);
+      settle_blank();
+      return out_.skip_line(in_, SkipReason::other_program);
     }
     std::string_view text = l.text;
     if (held_.held()) {
-      // The rest of a line cut in two has no framing of its own.
-      std::string_view joined;
-      if (held_.continued_by(l))
-        joined = held_.join(text, joined_, [&](std::string_view s) { return known(s); });
-      if (!joined.empty()) {
-        held_.release();
-        const std::string caller(held_.caller());
-        understand(joined, caller, held_.framing());
-        return;
+      // The rest of a line cut in two has no framing of its own; a mail client that
+      // re-flowed the log may have put the start of the next record after it.
+      if (held_.continued_by(l)) {
+        auto known_line = [&](std::string_view s) { return known(s); };
+        std::string_view joined = held_.join(text, joined_, known_line);
+        size_t split = 0;
+        if (joined.empty() && (split = embedded_record(text)))
+          joined = held_.join(trim_right(text.substr(0, split)), joined_, known_line);
+        if (!joined.empty()) {
+          held_.release();
+          const std::string caller(held_.caller());
+          if (!understand(joined, caller, held_.framing())) {
+            out_.skip_line_at(in_, held_line_, why_skipped(held_.framing(), held_line_));
+            out_.skip_line(in_, why_skipped(l.framing, in_.line_number()));
+          }
+          if (split) take(strip_log_prefix(text.substr(split)), 0);
+          return;
+        }
       }
       settle_held();
     }
-    if (!understand(text, l.caller, l.framing)) {
-      held_.hold(text, l, raw.size());
-      held_line_ = in_.line_number();
+    if (blank_pending_) {
+      // A framed line with an empty message, then a line with no framing: a mail client
+      // cut the line after its framing ("Oct 05 11:33:50 host kernel:" / "f+0x3/0x5c0").
+      // After a journal line, the rest may carry the printk time the message began with.
+      blank_pending_ = false;
+      const bool rest = l.framing == LogFraming::none ||
+                        (blank_framing_ == LogFraming::journal && l.framing == LogFraming::printk);
+      if (!rest || trim(text).empty()) understand({}, {}, l.framing);
     }
+    if (trim(text).empty() && l.framing != LogFraming::none && l.framing != LogFraming::kmsg) {
+      blank_pending_ = true;
+      blank_framing_ = l.framing;
+      return;
+    }
+    if (understand(text, l.caller, l.framing)) return;
+    // Not read whole: a second record on the line, or the kernel's text after something
+    // no log tool writes, or the rest of the line before.
+    if (size_t split = embedded_record(text)) {
+      std::string_view head = trim_right(text.substr(0, split));
+      if (!understand(head, l.caller, l.framing) && !rest_of_open_line(head, l))
+        out_.skip_line(in_, why_skipped(l.framing, in_.line_number()));
+      return take(strip_log_prefix(text.substr(split)), 0);
+    }
+    if (size_t start = kernel_text_start(text)) {
+      text = text.substr(start);
+      if (understand(text, l.caller, l.framing)) return;
+    } else if (rest_of_open_line(text, l)) {
+      return;
+    }
+    held_.hold(text, l, width);
+    held_line_ = in_.line_number();
   }
 
-  // Non-breaking spaces (mail, web pages) and tabs (a dump pasted indented, or through
-  // an editor) read as the spaces they stand for.
-  std::string_view plain_blanks(std::string_view s) {
-    if (!has_odd_blank(s)) return s;
-    plain_.clear();
-    for (size_t i = 0; i < s.size(); ++i) {
-      if (s[i] == '\t') {
-        plain_ += ' ';
-      } else if (s[i] == '\xc2' && i + 1 < s.size() && s[i + 1] == '\xa0') {
-        plain_ += ' ';
-        ++i;
-      } else {
-        plain_ += s[i];
-      }
+  // A line read whole whose words run to its end (the version line, "Workqueue: ..."): a
+  // mail client may have put their rest on the next line.
+  bool open_ended(std::string_view t) {
+    open_text_.assign(t);
+    open_line_ = in_.line_number();
+    return true;
+  }
+
+  // The rest of such a line, on a line of its own with no framing: read with it.
+  bool rest_of_open_line(std::string_view text, const LogLine& l) {
+    if (l.framing != LogFraming::none || !block_.active || open_line_ + 1 != in_.line_number() ||
+        open_text_.empty())
+      return false;
+    open_text_ += ' ';
+    open_text_ += trim(text);
+    open_line_ = in_.line_number();
+    std::string_view t = open_text_;
+    if (t.starts_with("Workqueue: ")) {
+      TaskContext c;
+      c.workqueue = out_.intern(t.substr(11));
+      block_.context = out_.intern_context(c);
+    } else if (out_.info().kernel.empty()) {
+      out_.info().kernel = std::string(release_of(t));
     }
-    return plain_;
+    return true;
+  }
+
+  // Why a line no rule read is left out: inside a task's report, or a line of another
+  // kernel message (it had the log's framing), or text around the log (it had none).
+  // A line with no framing right after another kernel message's is that message's rest.
+  SkipReason why_skipped(LogFraming framing, uint64_t line) {
+    if (block_.active) return SkipReason::in_report;
+    const bool message =
+        framing != LogFraming::none || (message_skipped_ != 0 && line == message_skipped_ + 1);
+    if (message) message_skipped_ = line;
+    return message ? SkipReason::kernel_message : SkipReason::other_text;
+  }
+
+  // An empty framed message that no continuation followed: the blank line it was.
+  void settle_blank() {
+    if (!blank_pending_) return;
+    blank_pending_ = false;
+    understand({}, {}, LogFraming::none);
   }
 
   // A line that some rule reads on its own: what a line cut in two must add up to.
@@ -255,8 +361,10 @@ class KernelLogParser {
     TraceFrame f;
     bool blocked_only = false;
     if (t.starts_with("INFO: task ")) return parse_hung(t, h) || parse_blocker(t, b);
-    return is_sysrq_line(t, blocked_only) || parse_task_header(t, th) ||
-           (block_.active && parse_trace_frame(t, f));
+    if (is_sysrq_line(t, blocked_only) || parse_task_header(t, th)) return true;
+    // The lines that only a report's own are read as.
+    return block_.active &&
+           (is_version_line(t) || t.starts_with(kEchoLine) || parse_trace_frame(t, f));
   }
 
   // The held line was not the start of a line cut in two: it is a line not understood.
@@ -265,7 +373,12 @@ class KernelLogParser {
   void settle_held() {
     if (!held_.held()) return;
     held_.release();
-    out_.skip_line_at(in_, held_line_, block_.active);
+    TaskHeader h;
+    if (parse_task_header(trim_left(held_.text()), h, true)) {
+      const std::string caller(held_.caller());
+      return header(h, caller);
+    }
+    out_.skip_line_at(in_, held_line_, why_skipped(held_.framing(), held_line_));
     if (block_.in_trace && ++block_.strays > kMaxStrays) finish();
   }
 
@@ -278,7 +391,11 @@ class KernelLogParser {
       if (parse_trace_frame(t, f)) return true;
     }
     if (t.empty()) {
-      finish();  // (a dump of held locks ends with a blank line and its '=' rule)
+      // A blank line ends a trace (a dump of held locks ends with one and its '=' rule).
+      // Before its trace began, a report stays open: a mail reply puts its comments,
+      // between blank lines, among the lines it quotes.
+      if (!block_.active || !block_.frames.empty() || !(block_.header || block_.blocked_s))
+        finish();
       return true;
     }
     // Lines of another CPU's message in the middle of a trace (CONFIG_PRINTK_CALLER).
@@ -318,7 +435,7 @@ class KernelLogParser {
     }
     if (t.starts_with("task ") && t.find("PC stack") != std::string_view::npos) return true;  // 4.x
     if (other_caller) {
-      out_.skip_line(in_, true);
+      out_.skip_line(in_, SkipReason::in_report);
       return true;
     }
     if (starts_other_message(t)) {
@@ -328,18 +445,18 @@ class KernelLogParser {
     if (!block_.active) return false;
     if (t.starts_with("<Same stack as pid ")) return same_stack_as(t);
 
-    if (t.starts_with("Not tainted ") || t.starts_with("Tainted: ")) {
+    if (is_version_line(t)) {
       if (out_.info().kernel.empty()) out_.info().kernel = std::string(release_of(t));
-      return true;
+      return open_ended(t);
     }
-    if (t.starts_with("\"echo 0 > /proc/sys/kernel/hung_task_timeout_secs\"") ||
-        t == "Blocked by coredump." || t.starts_with("Stopper: ") || t.starts_with("Sched_ext: "))
+    if (t.starts_with(kEchoLine)) return open_ended(t);
+    if (t == "Blocked by coredump." || t.starts_with("Stopper: ") || t.starts_with("Sched_ext: "))
       return true;
     if (t.starts_with("Workqueue: ")) {
       TaskContext c;
       c.workqueue = out_.intern(t.substr(11));
       block_.context = out_.intern_context(c);
-      return true;
+      return open_ended(t);
     }
     if (is_trace_start(t)) {
       if (!block_.frames.empty()) {  // a second trace: another message's, not this task's
@@ -351,9 +468,10 @@ class KernelLogParser {
     }
     if (is_stack_marker(t)) {
       if (t.starts_with("</TASK")) finish();
+      else block_.in_trace = true;  // "<TASK>" opens a trace even where "Call Trace:" was cut
       return true;
     }
-    if (is_register_or_stack_words(t)) return true;
+    if (is_register_or_stack_words(t)) return open_ended(t);  // "Code: ..." runs on
     if ((block_.in_trace || block_.header) && parse_arm_frames(t, f, from)) {
       add_frame(intern(f), text);
       block_.outermost = intern(from);
@@ -369,6 +487,20 @@ class KernelLogParser {
       finish();
       return true;
     }
+    // Frames after a hung line whose header and "Call Trace:" a paste left out (asked
+    // here, after the lines a report has before its trace, not of every line).
+    if (!block_.in_trace && !block_.header && block_.blocked_s > 0 && !other_caller) {
+      if (parse_trace_frame(t, f)) {
+        add_frame(intern(f), text);
+        return true;
+      }
+      if (parse_arm_frames(t, f, from)) {
+        add_frame(intern(f), text);
+        block_.outermost = intern(from);
+        block_.has_outermost = true;
+        return true;
+      }
+    }
     // The rest of the frame on the line before: "[ext4]", "kernel/x.c:12", "[inline]",
     // added to it; or the rest of its text, cut in a word ("...+0x1234/0x" / "3a0 [jbd2]").
     if (!block_.in_trace || framing != LogFraming::none || block_.frames.empty() ||
@@ -381,13 +513,16 @@ class KernelLogParser {
       if (!tail.module.empty() && last.module == 0) last.module = out_.intern(tail.module);
       if (!tail.location.empty() && last.source == 0) last.source = out_.intern(tail.location);
       if (tail.inlined) last.flags |= kInlined;
+      if (tail.unreliable) last.flags |= kUnreliable;
       block_.frames.back() = st.intern_frame(last);
       frame_line_ = in_.line_number();
       return true;
     }
+    // Joined, the two must read as a frame with a plain name: "...+0x3a/0x50" and a line
+    // "(...)" or "..." that stands for frames left out are no frame.
     std::string_view joined = WrappedLine::join(last_frame_, text, joined_, [&](std::string_view s) {
       TraceFrame g;
-      return parse_trace_frame(trim_left(s), g);
+      return parse_trace_frame(trim_left(s), g) && plain_name(g.text.function);
     });
     if (!joined.empty() && parse_trace_frame(trim_left(joined), f)) {
       block_.frames.pop_back();
@@ -407,7 +542,8 @@ class KernelLogParser {
     block_.in_trace = true;
     block_.strays = 0;
     block_.has_outermost = false;
-    if (block_.frames.size() >= kMaxTraceFrames) return out_.skip_line(in_, true);
+    if (block_.frames.size() >= kMaxTraceFrames)
+      return out_.skip_line(in_, SkipReason::beyond_limit);
     block_.frames.push_back(frame);
     last_frame_.assign(text);
     frame_line_ = in_.line_number();
@@ -432,7 +568,7 @@ class KernelLogParser {
   bool held_locks_line(std::string_view t) {
     HeldLock lock;
     if (t.starts_with('#') && parse_held_lock(t, lock)) {
-      if (!locks_.add(lock)) out_.skip_line(in_);  // an entry without its list
+      if (!locks_.add(lock)) out_.skip_line(in_, SkipReason::kernel_message);  // no list
       return true;
     }
     HeldLocksHeader h;
@@ -596,6 +732,11 @@ class KernelLogParser {
   uint64_t frame_line_ = 0;
   std::string joined_, plain_;
   bool skip_next_frame_ = false;  // s390's "Last Breaking-Event-Address:" comes first
+  std::string open_text_;         // the last open-ended line read (open_ended), and its line
+  uint64_t open_line_ = 0;
+  uint64_t message_skipped_ = 0;  // the last line skipped as a kernel message's
+  bool blank_pending_ = false;    // a framed line with an empty message, just read
+  LogFraming blank_framing_ = LogFraming::none;  // and its framing
   bool kmsg_ = false;
   bool show_state_ = false;
   std::vector<TaskSample> tasks_;
@@ -615,15 +756,25 @@ class KernelLogReader final : public Reader {
   Applicability recognizes(std::string_view head) const override {
     size_t lines = 0, framed = 0;
     bool trace = false, header = false;
+    std::string plain;
     for (std::string_view line : text::CompleteLines(head)) {
-      LogLine l = strip_log_prefix(line);
+      LogLine l = strip_log_prefix(plain_blanks(line, plain));
       ++lines;
       if (l.framing != LogFraming::none && !l.foreign) ++framed;
       std::string_view t = trim_left(l.text);
       bool blocked_only = false;
       HungLine h;
       BlockerLine b;
-      if (t.starts_with("INFO: task ") && (parse_hung(t, h) || parse_blocker(t, b)))
+      // A hung line after what no log tool writes ("kdevops login: [  363.875459] INFO:
+      // task ...", "03384 INFO: task ...").
+      if (!t.starts_with("INFO: task ") && t.find("INFO: task ") != std::string_view::npos) {
+        size_t at = embedded_record(t);
+        std::string_view rest = at ? trim_left(strip_log_prefix(t.substr(at)).text) : t;
+        if (!rest.starts_with("INFO: task ")) rest = rest.substr(kernel_text_start(rest));
+        t = rest;
+      }
+      if (t.starts_with("INFO: task ") &&
+          (parse_hung(t, h) || parse_blocker(t, b) || hung_line_start(t)))
         return Applicability::yes;
       if (is_sysrq_line(t, blocked_only) || is_all_locks_banner(t)) return Applicability::yes;
       TaskHeader th;

@@ -109,6 +109,30 @@ Decoded split_location(std::string_view s, std::string& scratch) {
       module = s.substr(open + 2, s.size() - open - 3);
       s = trim_right(s.substr(0, open));
     }
+  } else if (size_t open = s.rfind(" ["); open != std::string_view::npos &&
+                                          s.find(']', open) == std::string_view::npos) {
+    // A module whose bracket a paste cut ("f+0x2f/0x40 [", "f+0x43/0x90 [ext4"): what is
+    // there of its name, the rest (its build id) on the next line or lost.
+    module = s.substr(open + 2);
+    module = module.substr(0, module.find(' '));
+    s = trim_right(s.substr(0, open));
+  }
+  // Symbolizers that print a location more than once, "[inline]" between them:
+  // "context_switch kernel/sched/core.c:4972 [inline] kernel/sched/core.c:6253",
+  // "__schedule+0xcd9/0x2530 kernel/sched/core.c:6253 kernel/sched/core.c:6253".
+  for (;;) {
+    size_t sp = s.rfind(' ');
+    if (sp == std::string_view::npos) break;
+    std::string_view before = trim_right(s.substr(0, sp)), last = s.substr(sp + 1);
+    size_t sp2 = before.rfind(' ');
+    if (sp2 == std::string_view::npos) break;
+    std::string_view prev = before.substr(sp2 + 1);
+    if (!is_location(last) || (!is_location(prev) && prev != "[inline]")) break;
+    s = before;
+    if (prev == "[inline]") {
+      d.inlined = true;
+      s = trim_right(before.substr(0, sp2));
+    }
   }
   if (!take_location_chain(s, d.location)) {
     size_t sp = s.rfind(' ');
@@ -202,6 +226,9 @@ bool parse_frame_tail(std::string_view s, FrameTail& out) {
     if (s.starts_with("[inline]")) {
       out.inlined = true;
       end = 8;
+    } else if (s.starts_with("(unreliable)")) {
+      out.unreliable = true;
+      end = 12;
     } else if (s.front() == '[') {
       end = s.find(']');
       if (end == std::string_view::npos || end < 2 || !out.module.empty()) return false;
@@ -294,7 +321,9 @@ bool other_arch_noise(std::string_view s) {
   static constexpr std::string_view kPrefixes[] = {
       "--- interrupt:", "NIP:", "NIP [", "LR [", "LR = ", "REGS:", "MSR:", "CFAR:", "DAR:",
       "DSISR:", "IRQMASK:", "SOFTE:", "TRAP:", "Exception stack(", "Krnl PSW", "Krnl GPRS",
-      "Krnl Code", "User PSW", "User GPRS", "pstate:", "pc : ", "lr : ", "sp : "};
+      "Krnl Code", "User PSW", "User GPRS", "pstate:", "pc : ", "lr : ", "sp : ",
+      // x86's register lines cut by a mail client before a register of their own.
+      "ORIG_RAX: ", "EFLAGS: "};
   for (std::string_view p : kPrefixes)
     if (s.starts_with(p)) return true;
   if (s.starts_with("GPR") && s.size() > 6 && ascii_digit(s[3]) && ascii_digit(s[4]) && s[5] == ':')

@@ -32,10 +32,12 @@ bool parse_trace_frame(std::string_view text, TraceFrame& out);
 
 // The rest of a frame that a mail client or a terminal put on a line of its own: its
 // module ("[ext4]", "[ext4 <build id>]"), its location ("kernel/x.c:12",
-// "(fs/x.c:1 fs/y.h:2)"), "[inline]", or several of them. False for anything else.
+// "(fs/x.c:1 fs/y.h:2)"), "[inline]", ppc64's "(unreliable)", or several of them. False
+// for anything else.
 struct FrameTail {
   std::string_view module, location;
   bool inlined = false;
+  bool unreliable = false;
 };
 bool parse_frame_tail(std::string_view text, FrameTail& out);
 

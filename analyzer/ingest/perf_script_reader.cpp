@@ -289,7 +289,7 @@ void read_perf_lines(LineReader& in, CaptureBuilder& out, PerfLines& lines) {
   };
   auto add_frames = [&](std::span<const FrameId> frames) {
     for (FrameId id : frames) {
-      if (p.frames.size() >= kMaxSampleFrames) return out.skip_line(in, true);
+      if (p.frames.size() >= kMaxSampleFrames) return out.skip_line(in, SkipReason::beyond_limit);
       p.frames.push_back(id);
     }
   };
@@ -358,7 +358,7 @@ void read_perf_lines(LineReader& in, CaptureBuilder& out, PerfLines& lines) {
       continue;
     }
     if (p.open && !indented && frame_line(line, false)) continue;
-    out.skip_line(in, p.open);
+    out.skip_line(in, p.open ? SkipReason::in_report : SkipReason::unread);
   }
   finish();
 }

@@ -10,6 +10,7 @@ hangscope_add_stage(hangscope_ingest INTERNALS SOURCES
   log_prefix.cpp
   task_header.cpp
   kernel_trace.cpp
+  kernel_text_anchor.cpp
   kernel_log_reader.cpp
   lockdep_locks.cpp
   crash_reader.cpp

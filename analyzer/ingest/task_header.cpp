@@ -31,7 +31,7 @@ bool field(std::string_view s, std::string_view key, int32_t& out) {
 }
 
 // "task:<comm 15> state:D ..." (5.9+).
-bool parse_modern(std::string_view s, TaskHeader& out) {
+bool parse_modern(std::string_view s, TaskHeader& out, bool lenient) {
   s.remove_prefix(5);
   size_t st;
   if (s.size() > kCommWidth + 8 && s.substr(kCommWidth, 7) == " state:") {
@@ -49,7 +49,9 @@ bool parse_modern(std::string_view s, TaskHeader& out) {
   field(rest, " tgid:", out.tgid);
   out.ppid = 0;
   field(rest, " ppid:", out.ppid);
-  return rest.find(" flags:0x") != std::string_view::npos;
+  // " flags:0x..." ends the line; a paste may have lost it (lenient), but not "stack:".
+  return rest.find(" flags:0x") != std::string_view::npos ||
+         (lenient && rest.find(" stack:") != std::string_view::npos);
 }
 
 
@@ -124,8 +126,8 @@ bool parse_old(std::string_view s, TaskHeader& out) {
 
 }  // namespace
 
-bool parse_task_header(std::string_view text, TaskHeader& out) {
-  if (text.starts_with("task:")) return parse_modern(text, out);
+bool parse_task_header(std::string_view text, TaskHeader& out, bool lenient) {
+  if (text.starts_with("task:")) return parse_modern(text, out, lenient);
   return parse_old(text, out);
 }
 

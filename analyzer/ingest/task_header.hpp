@@ -27,6 +27,8 @@ struct TaskHeader {
 };
 
 // Parses one header (the kernel's text, framing already stripped). False otherwise.
-bool parse_task_header(std::string_view text, TaskHeader& out);
+// `lenient`: a 5.9+ header whose " flags:0x..." a paste lost ("... pid:1470  ppid:1468"),
+// for a line that turned out not to be cut in two.
+bool parse_task_header(std::string_view text, TaskHeader& out, bool lenient = false);
 
 }  // namespace hangscope::ingest

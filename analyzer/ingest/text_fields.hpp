@@ -7,6 +7,7 @@
 #include <emmintrin.h>
 #endif
 
+#include <string>
 #include <string_view>
 
 #include "hangscope/text.hpp"
@@ -39,6 +40,24 @@ inline bool has_odd_blank(std::string_view s) {
   for (; i < s.size(); ++i)
     if (s[i] == '\t' || s[i] == '\xc2') return true;
   return false;
+}
+
+// Non-breaking spaces (mail, web pages) and tabs (a dump pasted indented, or through an
+// editor) as the spaces they stand for: s itself where it has none, else `scratch`.
+inline std::string_view plain_blanks(std::string_view s, std::string& scratch) {
+  if (!has_odd_blank(s)) return s;
+  scratch.clear();
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\t') {
+      scratch += ' ';
+    } else if (s[i] == '\xc2' && i + 1 < s.size() && s[i + 1] == '\xa0') {
+      scratch += ' ';
+      ++i;
+    } else {
+      scratch += s[i];
+    }
+  }
+  return scratch;
 }
 
 }  // namespace hangscope::ingest

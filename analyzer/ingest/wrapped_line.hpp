@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "hangscope/text.hpp"
 #include "log_prefix.hpp"
 
 namespace hangscope::ingest {
@@ -45,11 +46,15 @@ class WrappedLine {
 
   // `first` and `next` as one line: joined by a space (a mail client breaks at a space and
   // drops it) or not (a terminal breaks at its width), whichever `known` accepts first,
-  // where it does not accept `next` alone. Empty when neither does.
+  // where it does not accept `next` alone (unless `first` is a frame's "?" alone: the
+  // frame it marks is on the next line). Empty when neither does. The blanks that begin
+  // `next` are an indented paste's, not the line's.
   template <typename Known>
   static std::string_view join(std::string_view first, std::string_view next, std::string& scratch,
                                Known&& known, bool terminal = false) {
-    if (next.empty() || known(next)) return {};
+    while (!next.empty() && next.front() == ' ') next.remove_prefix(1);
+    const bool question = text::trim(first) == "?";
+    if (next.empty() || (!question && known(next))) return {};
     const std::string_view seps[2] = {terminal ? "" : " ", terminal ? " " : ""};
     for (std::string_view sep : seps) {
       scratch.assign(first);

@@ -17,11 +17,11 @@ std::vector<std::string> input_warnings(const SourceInfo& s) {
     out.push_back(fmt::format(
         "{}: capture was cut short (no end record); the report covers its complete rounds",
         s.path));
-  if (s.skipped_lines) {
-    std::string w = fmt::format("{}: skipped {} line{} not understood (first at {}", s.path,
-                                s.skipped_lines, s.skipped_lines == 1 ? "" : "s", s.first_skipped);
-    if (!s.first_skipped_in_task.empty() && s.first_skipped_in_task != s.first_skipped)
-      w += fmt::format("; first inside a task's report at {}", s.first_skipped_in_task);
+  if (const SkippedLines& k = s.skipped; k.lines) {
+    std::string w = fmt::format("{}: skipped {} line{}: {} (first at {}", s.path, k.lines,
+                                k.lines == 1 ? "" : "s", k.reasons(), k.first);
+    if (!k.first_in_task.empty() && k.first_in_task != k.first)
+      w += fmt::format("; first inside a task's report at {}", k.first_in_task);
     out.push_back(w + ")");
   }
   if (s.stackless_tasks) {

@@ -29,6 +29,13 @@ Json weighted(const Capture& c, const std::vector<WeightedTask>& ts) {
   return out;
 }
 
+// The skipped lines of an input by why, every reason of the table by its key.
+Json skipped_why(const SkippedLines& k) {
+  Json out = Json::object();
+  for (const SkipReasonRow& row : kSkipReasons) out[std::string(row.key)] = k.count(row.reason);
+  return out;
+}
+
 Json inputs(const Capture& c) {
   Json out = Json::array();
   for (const SourceInfo& s : c.sources) {
@@ -46,9 +53,10 @@ Json inputs(const Capture& c) {
                    {"span_s", s.span_s},
                    {"command_root", s.command_root},
                    {"truncated", s.truncated},
-                   {"skipped_lines", s.skipped_lines},
-                   {"first_skipped", s.first_skipped},
-                   {"first_skipped_in_task", s.first_skipped_in_task},
+                   {"skipped_lines", s.skipped.lines},
+                   {"skipped_why", skipped_why(s.skipped)},
+                   {"first_skipped", s.skipped.first},
+                   {"first_skipped_in_task", s.skipped.first_in_task},
                    {"stackless_tasks", s.stackless_tasks},
                    {"stackless", stackless}});
   }

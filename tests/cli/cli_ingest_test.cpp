@@ -34,13 +34,33 @@ TEST(CliIngest, FoldedReportStatesItsUnit) {
   EXPECT_NE(s.out.find("folded, counts in samples"), std::string::npos) << s.out;
 }
 
-TEST(CliIngest, SkippedLinesAreReportedWithTheFirstFileAndLine) {
+TEST(CliIngest, SkippedLinesAreReportedWithWhyAndTheFirstFileAndLine) {
   const std::string f = kFixtures + "/kernel-log/hung-task-5.10-journal-short.written.log";
   RunResult r = run({kBin, "report", f});
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_NE(r.out.find("skipped 2 lines not understood (first at " + f + ":1)"),
+  // The journal's two lines of other programs (systemd and sshd), named as such.
+  EXPECT_NE(r.out.find("skipped 2 lines: 2 of other programs (first at " + f + ":1)"),
             std::string::npos)
       << r.out;
+  RunResult json = run({kBin, "report", "-f", "json", f});
+  ASSERT_EQ(json.status, 0) << json.err;
+  EXPECT_NE(json.out.find("\"other_program\": 2"), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("\"skipped_lines\": 2"), std::string::npos) << json.out;
+}
+
+// A mail's prose and a hung line cut short with nothing after it: nothing read, one line
+// that names the file and line and says why, and exit 1.
+TEST(CliIngest, NothingReadSaysWhyOnOneLine) {
+  TempDir dir;
+  std::string path = dir.file("mail.txt");
+  std::ofstream(path) << "Hi all,\n\nthe box hung again tonight:\n\n"
+                         "> [ 8942.921711] INFO: task kworker/u16:2:31877 blocked for more\n";
+  RunResult r = run({kBin, "report", path});
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_EQ(r.err, "hangscope: " + path + ":1: no stacks found in this kernel-log input; "
+                   "skipped 3 lines: 1 of kernel messages that are no task's report, "
+                   "2 of text around the log\n");
 }
 
 TEST(CliIngest, NothingRecognisableIsOneLineAndExitOne) {

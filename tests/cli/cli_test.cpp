@@ -103,7 +103,7 @@ TEST(Cli, SeedReportStacksInText) {
   ASSERT_EQ(r.status, 0) << r.err;
   for (const char* group : {"jbd2:log-space", "vfs:rename-lock", "jbd2:force-commit"})
     EXPECT_NE(r.out.find(group), std::string::npos) << group << "\n" << r.out;
-  EXPECT_NE(r.out.find("skipped 3 lines not understood (first at " + kSeed + ":1)"),
+  EXPECT_NE(r.out.find("skipped 3 lines: 3 not understood (first at " + kSeed + ":1)"),
             std::string::npos)
       << r.out;
 }

@@ -108,7 +108,7 @@ TEST(LiveOnCpu, SpinnersAreSampledRunningInTheirRounds) {
   read_input(out, "", c);
   ASSERT_EQ(c.sources.size(), 1u);
   const SourceInfo& src = c.sources[0];
-  EXPECT_EQ(src.skipped_lines, 0u) << src.first_skipped;
+  EXPECT_EQ(src.skipped.lines, 0u) << src.skipped.first;
   EXPECT_DOUBLE_EQ(src.oncpu_hz, 499.0);
   EXPECT_EQ(src.header.at("oncpu"), "cpu-clock");
   ASSERT_GE(c.rounds.size(), 10u);

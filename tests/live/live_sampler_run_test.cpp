@@ -212,7 +212,7 @@ TEST_P(LiveSamplerRun, ManyRoundsOfThreadsThatComeAndGoReadBack) {
   close(fd);
   Capture c;
   read_input(out, "", c);
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u) << c.sources[0].first_skipped;
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u) << c.sources[0].skipped.first;
   ASSERT_EQ(c.rounds.size(), 1500u);
   size_t in_d = 0;
   std::set<int32_t> tids;

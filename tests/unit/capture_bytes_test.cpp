@@ -171,7 +171,7 @@ TEST(CaptureBytes, EveryFieldReadsBackIntoTheModel) {
   EXPECT_EQ(src.fuse_daemons[0].pid, 1234);
   EXPECT_EQ(src.fuse_daemons[0].mount_point, "/mnt/a b");
   EXPECT_FALSE(src.truncated);
-  EXPECT_EQ(src.skipped_lines, 0u);
+  EXPECT_EQ(src.skipped.lines, 0u);
 
   ASSERT_EQ(c.rounds.size(), 2u);
   const Round& r0 = c.rounds[0];

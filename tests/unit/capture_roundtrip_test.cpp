@@ -62,7 +62,7 @@ TEST(CaptureRoundtrip, ReadsWhatWasWritten) {
   EXPECT_DOUBLE_EQ(s.interval_s, 0.02);
   EXPECT_TRUE(s.timed);
   EXPECT_FALSE(s.truncated);
-  EXPECT_EQ(s.skipped_lines, 0u);
+  EXPECT_EQ(s.skipped.lines, 0u);
   EXPECT_EQ(s.header.at("command"), "hangscope record -n 3");
   ASSERT_EQ(c.rounds.size(), 3u);
   EXPECT_TRUE(c.rounds[2].late);
@@ -132,6 +132,6 @@ TEST(CaptureRoundtrip, CorruptLinesAreSkippedAndCounted) {
   bytes.insert(at, "T garbage\nZ what\n");
   Capture c = read_bytes(bytes);
   EXPECT_EQ(c.samples.size(), 7u);
-  EXPECT_EQ(c.sources[0].skipped_lines, 2u);
-  EXPECT_NE(c.sources[0].first_skipped.find("test.capture:"), std::string::npos);
+  EXPECT_EQ(c.sources[0].skipped.lines, 2u);
+  EXPECT_NE(c.sources[0].skipped.first.find("test.capture:"), std::string::npos);
 }

@@ -49,7 +49,7 @@ TEST(CrashReader, Crash7ForeachUnBtWithPsM) {
   EXPECT_EQ(c.stacks.function(frames[6]), "jbd2_journal_commit_transaction");
   EXPECT_EQ(c.stacks.module(frames[6]), "jbd2");
   EXPECT_EQ(names(c, by_tid(c, 2210)->stack).size(), 16u);  // frames #10 and up
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);  // register dumps are part of bt
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);  // register dumps are part of bt
 }
 
 TEST(CrashReader, Crash8WideHeadersBtAExceptionFrames) {
@@ -74,7 +74,7 @@ TEST(PerfScriptReader, RealOnCpuSamplesWithSpinlockContention) {
   // Samples of one task and stack add up: 1,106 of them, weighing 4.62 s of cpu-clock.
   EXPECT_EQ(c.samples.size(), 1106u);
   EXPECT_EQ(c.total_weight(), 4'619'238'440u);
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
   size_t spin = 0, user = 0;
   for (const TaskSample& s : c.samples) {
     auto f = c.stacks.stack(s.stack);
@@ -94,7 +94,7 @@ TEST(PerfScriptReader, SchedSwitchKeepsTheSwitchesOutInDState) {
   EXPECT_EQ(c.samples.size(), 711u);
   for (const TaskSample& s : c.samples) ASSERT_EQ(s.state, 'D');
   EXPECT_EQ(std::stoul(c.sources[0].header.at("perf.switches_not_blocked")), 14077u);
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
 }
 
 TEST(PerfScriptReader, OffCpuSamplesAreWeightedInMicroseconds) {
@@ -174,7 +174,7 @@ TEST(FoldedReader, RoundTripsOurOwnFoldedOutput) {
 TEST(FoldedReader, StackcollapsePerfOutput) {
   Capture c = read("folded/storm-6.18-perf-sched-switch.stackcollapse.folded");
   EXPECT_EQ(c.samples.size(), 1182u);  // one per line
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
   // FlameGraph's stackcollapse-perf.pl counts every sched_switch of the same perf
   // script, whatever the state of the task switched out: the perf reader's D-state
   // weight plus the switches it leaves out
@@ -214,8 +214,8 @@ TEST(FoldedReader, ForcedMicrosecondsAndBadLinesCounted) {
   Capture c = read_text("a;b 10\nnot a folded line\na;c 5\n", "x.folded", "folded-us");
   EXPECT_EQ(c.sources[0].unit, WeightUnit::microseconds);
   EXPECT_EQ(c.total_weight(), 15u);
-  EXPECT_EQ(c.sources[0].skipped_lines, 1u);
-  EXPECT_EQ(c.sources[0].first_skipped, "x.folded:2");
+  EXPECT_EQ(c.sources[0].skipped.lines, 1u);
+  EXPECT_EQ(c.sources[0].skipped.first, "x.folded:2");
 }
 
 TEST(ProcStackReader, CatLoopHeadersAndGrepPrefixes) {
@@ -231,7 +231,7 @@ TEST(ProcStackReader, CatLoopHeadersAndGrepPrefixes) {
   EXPECT_EQ(names(c, c.samples[2].stack),
             (std::vector<std::string>{"lock_rename", "do_renameat2"}));
   EXPECT_EQ(c.samples[3].tid, 901);
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
 }
 
 TEST(Detection, OldKernelLogFramesAreNotProcStack) {
@@ -298,7 +298,7 @@ TEST(CompressedInput, GzipAndZstdByMagicNotByName) {
     EXPECT_EQ(c.sources[0].format, "folded");
     EXPECT_EQ(c.total_weight(), total);
     EXPECT_EQ(c.samples.size(), 50u) << "the lines of one stack add up";
-    EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+    EXPECT_EQ(c.sources[0].skipped.lines, 0u);
   }
 }
 

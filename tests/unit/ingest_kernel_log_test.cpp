@@ -152,7 +152,7 @@ TEST(KernelLogReader, RealHungTaskReportsWithBlockerLines) {
   EXPECT_EQ(c.facts[1].waiter_tid, 28398);
   EXPECT_EQ(c.facts[1].holder_tid, 28396);
   EXPECT_EQ(c.strings().get(c.facts[1].kind), "rwsem");
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
 }
 
 TEST(KernelLogReader, EveryFramingReadsTheSame) {
@@ -169,7 +169,7 @@ TEST(KernelLogReader, EveryFramingReadsTheSame) {
       EXPECT_EQ(names(c, c.samples[i].stack), names(base, base.samples[i].stack)) << f;
     }
     EXPECT_EQ(c.facts.size(), 2u) << f;
-    EXPECT_EQ(c.sources[0].skipped_lines, 0u) << f;
+    EXPECT_EQ(c.sources[0].skipped.lines, 0u) << f;
   }
 }
 
@@ -177,8 +177,8 @@ TEST(KernelLogReader, FrozenStormSkipsOtherKernelMessages) {
   Capture c = read("hung-task-6.18-frozen-storm.dmesg.log");
   EXPECT_EQ(c.samples.size(), 21u);
   // "loop0: detected capacity change", "EXT4-fs (loop0): mounted ..." and the like.
-  EXPECT_EQ(c.sources[0].skipped_lines, 3u);
-  EXPECT_TRUE(c.sources[0].first_skipped.ends_with("frozen-storm.dmesg.log:1"));
+  EXPECT_EQ(c.sources[0].skipped.lines, 3u);
+  EXPECT_TRUE(c.sources[0].skipped.first.ends_with("frozen-storm.dmesg.log:1"));
   // Eighteen blocker lines, one per writer on the rename mutex: "storm-wN:TID is blocked
   // on a mutex likely owned by task storm-w4:28469" (storm-w1 and storm-w4 have none).
   ASSERT_EQ(c.facts.size(), 18u);
@@ -211,7 +211,7 @@ TEST(KernelLogReader, FrozenStormReadsTheSameInEveryFraming) {
     ASSERT_EQ(c.facts.size(), 18u) << f;
     for (size_t i = 0; i < c.facts.size(); ++i)
       EXPECT_EQ(c.facts[i].waiter_tid, base.facts[i].waiter_tid) << f;
-    EXPECT_EQ(c.sources[0].skipped_lines, 3u) << f;
+    EXPECT_EQ(c.sources[0].skipped.lines, 3u) << f;
   }
 }
 
@@ -221,7 +221,7 @@ TEST(KernelLogReader, FrozenStormReadsTheSameInEveryFraming) {
 TEST(KernelLogReader, SysrqW618ThreeTasksInD) {
   Capture c = read("sysrq-w-6.18-dmesg.written.log");
   ASSERT_EQ(c.samples.size(), 3u);
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u) << c.sources[0].first_skipped;
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u) << c.sources[0].skipped.first;
   const TaskSample* jbd2 = by_tid(c, 28801);
   const TaskSample* kw = by_tid(c, 9672);
   const TaskSample* writer = by_tid(c, 28469);
@@ -255,7 +255,7 @@ TEST(KernelLogReader, Old49HeaderAddressesAndStackWordsInSyslog) {
   EXPECT_TRUE(c.stacks.frame(frames[2]).flags & kUnreliable);
   EXPECT_EQ(by_tid(c, 3121)->blocked_s, 120u);
   // The EXT4 mount line and postfix's line are not the kernel's report.
-  EXPECT_EQ(c.sources[0].skipped_lines, 2u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 2u);
 }
 
 TEST(KernelLogReader, SysrqW414WithWorkqueueAndSchedDebug) {
@@ -267,7 +267,7 @@ TEST(KernelLogReader, SysrqW414WithWorkqueueAndSchedDebug) {
             "writeback wb_workfn (flush-259:0)");
   EXPECT_EQ(kw->blocked_s, 0u);
   EXPECT_EQ(c.strings().get(by_tid(c, 9921)->comm), "FwgThread OpFor");
-  EXPECT_EQ(c.sources[0].skipped_lines, 1u);  // the sched_debug table that follows
+  EXPECT_EQ(c.sources[0].skipped.lines, 1u);  // the sched_debug table that follows
 }
 
 TEST(KernelLogReader, Journal510InterleavedWithOtherPrograms) {
@@ -276,7 +276,7 @@ TEST(KernelLogReader, Journal510InterleavedWithOtherPrograms) {
   EXPECT_EQ(c.sources[0].kernel, "5.10.0-23-amd64");
   EXPECT_EQ(c.samples[0].tid, 190);
   EXPECT_EQ(c.samples[1].tid, 2210);
-  EXPECT_EQ(c.sources[0].skipped_lines, 2u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 2u);
 }
 
 TEST(KernelLogReader, Arm64UnwindSuffixesBuildIdsAndCallerIds) {
@@ -287,7 +287,7 @@ TEST(KernelLogReader, Arm64UnwindSuffixesBuildIdsAndCallerIds) {
   // The hrtimer line of another CPU in the middle of the trace neither ends nor joins it.
   EXPECT_NE(std::find(kw.begin(), kw.end(), "wait_for_completion"), kw.end());
   EXPECT_EQ(kw.size(), 13u);
-  EXPECT_EQ(c.sources[0].skipped_lines, 1u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 1u);
   auto fuse = c.stacks.stack(c.samples[1].stack);
   EXPECT_EQ(c.stacks.module(fuse[3]), "fuse");
   EXPECT_EQ(c.strings().get(c.samples[1].comm), "fuse worker");
@@ -329,7 +329,7 @@ TEST(KernelLogReader, SemaphoreBlockerAndOwnerNotFound) {
   EXPECT_EQ(c.strings().get(c.facts[0].holder_comm), "c:d");
   EXPECT_EQ(c.facts[0].holder_tid, 11);
   EXPECT_EQ(c.strings().get(c.facts[0].kind), "semaphore");
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
 }
 
 TEST(KernelLogReader, CallTracesOfOtherReportsAreNotTasks) {
@@ -343,5 +343,5 @@ TEST(KernelLogReader, CallTracesOfOtherReportsAreNotTasks) {
       "[ 2.0] Call Trace:\n"
       "[ 2.0]  dump_stack+0x1/0x2\n");
   ASSERT_EQ(c.samples.size(), 1u);
-  EXPECT_EQ(c.sources[0].skipped_lines, 3u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 3u);
 }

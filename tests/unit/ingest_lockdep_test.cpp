@@ -176,7 +176,7 @@ TEST(LockdepFacts, RenamePileUpOn612) {
   EXPECT_EQ(c.sources[0].kernel, "6.12.22-lockdep");
   // The lists are neither tasks nor frames: six hung tasks, each with its own trace.
   ASSERT_EQ(c.samples.size(), 6u);
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u) << c.sources[0].first_skipped;
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u) << c.sources[0].skipped.first;
   EXPECT_EQ(by_tid(c, 38), nullptr);    // khungtaskd: only in the lists
   EXPECT_EQ(by_tid(c, 1180), nullptr);  // bash: only in the lists
   const TaskSample* r = by_tid(c, 1302);
@@ -201,7 +201,7 @@ TEST(LockdepFacts, OldFormatWithoutAddressesOn49) {
   // a whole list after each report: the pair is found once.
   Capture c = read("hung-task-4.9-lockdep-rename.written.log");
   ASSERT_EQ(c.samples.size(), 2u);
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u) << c.sources[0].first_skipped;
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u) << c.sources[0].skipped.first;
   EXPECT_EQ(names(c, by_tid(c, 4417)->stack).size(), 8u);
   EXPECT_EQ(facts(c),
             (std::set<Fact>{{4417, "mv", 4410, "mv", "lockdep:&type->s_vfs_rename_key"}}));
@@ -244,7 +244,7 @@ TEST(LockdepFacts, ListsOutsideADumpAreReadNotPaired) {
   ASSERT_EQ(c.samples.size(), 1u);
   EXPECT_EQ(names(c, c.samples[0].stack).size(), 9u);  // the trace ended at the list
   EXPECT_TRUE(c.facts.empty());
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u) << c.sources[0].first_skipped;
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u) << c.sources[0].skipped.first;
 }
 
 TEST(LockdepFacts, TheKernelsOwnLineIsNotRepeated) {
@@ -390,8 +390,8 @@ TEST(LockdepFacts, AListLongerThanLockdepPrintsIsCut) {
   for (int i = 0; i < 70; ++i)
     log += " #" + std::to_string(i) + ": ffff888100d2c450 (l){....}-{0:0}, at: f+0x1/0x2\n";
   Capture c = read_text(log, "t.log", "kernel-log");
-  EXPECT_EQ(c.sources[0].skipped_lines, 6u);
-  EXPECT_EQ(c.sources[0].first_skipped, "t.log:" + std::to_string(14 + 2 + 64 + 1));
+  EXPECT_EQ(c.sources[0].skipped.lines, 6u);
+  EXPECT_EQ(c.sources[0].skipped.first, "t.log:" + std::to_string(14 + 2 + 64 + 1));
   EXPECT_EQ(c.samples.size(), 1u);
 }
 

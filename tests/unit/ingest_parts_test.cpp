@@ -56,9 +56,9 @@ void expect_same(const Capture& a, const Capture& b) {
     EXPECT_EQ(x.format, y.format);
     EXPECT_EQ(x.unit, y.unit);
     EXPECT_EQ(x.command_root, y.command_root);
-    EXPECT_EQ(x.skipped_lines, y.skipped_lines);
-    EXPECT_EQ(x.first_skipped, y.first_skipped);
-    EXPECT_EQ(x.first_skipped_in_task, y.first_skipped_in_task);
+    EXPECT_EQ(x.skipped.lines, y.skipped.lines);
+    EXPECT_EQ(x.skipped.first, y.skipped.first);
+    EXPECT_EQ(x.skipped.first_in_task, y.skipped.first_in_task);
     EXPECT_EQ(x.event, y.event);
     EXPECT_EQ(x.period, y.period);
     EXPECT_EQ(x.span_s, y.span_s);
@@ -177,7 +177,7 @@ TEST(IngestParts, PerfScriptCutAnywhere) {
   ASSERT_EQ(expected.samples.size(), 2u);
   EXPECT_EQ(expected.samples[0].weight, 3000u);
   EXPECT_EQ(expected.sources[0].period, 0u);
-  EXPECT_EQ(expected.sources[0].first_skipped, "cut.perf:7");
+  EXPECT_EQ(expected.sources[0].skipped.first, "cut.perf:7");
   for (size_t cut = 0; cut <= text.size(); ++cut) {
     SCOPED_TRACE(cut);
     const size_t at[] = {cut};
@@ -219,7 +219,7 @@ TEST(IngestParts, CutAnywhere) {
   const Capture expected = one_thread(text, "cut.folded");
   ASSERT_EQ(expected.samples.size(), 5u);
   EXPECT_EQ(expected.samples[0].weight, 8u);
-  EXPECT_EQ(expected.sources[0].first_skipped, "cut.folded:3");
+  EXPECT_EQ(expected.sources[0].skipped.first, "cut.folded:3");
   for (size_t cut = 0; cut <= text.size(); ++cut) {
     SCOPED_TRACE(cut);
     const size_t at[] = {cut};
@@ -282,8 +282,8 @@ TEST(IngestParts, LargeFileOnThreadsAsOnOne) {
     return c;
   };
   const Capture expected = read(1);
-  EXPECT_EQ(expected.sources[0].skipped_lines, copies);
-  EXPECT_EQ(expected.sources[0].first_skipped,
+  EXPECT_EQ(expected.sources[0].skipped.lines, copies);
+  EXPECT_EQ(expected.sources[0].skipped.first,
             path + ":" + std::to_string(hangscope::testing::count_lines(one) + 1));
   expect_same(read(2), expected);
   expect_same(read(3), expected);

@@ -95,7 +95,7 @@ TEST(DecodedTraces, DecodeStacktraceLocationsChainsAndBareModules) {
   EXPECT_EQ(c.stacks.source(j[6]), "");
   EXPECT_EQ(group_of(c, fio), "jbd2:force-commit");
   EXPECT_EQ(group_of(c, jbd2), "jbd2:commit");
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
 }
 
 TEST(TaskHeaders, CantDieFiveDigitFreeStackAndAStackLost) {
@@ -124,8 +124,8 @@ TEST(TaskHeaders, CantDieFiveDigitFreeStackAndAStackLost) {
   EXPECT_EQ(
       stackless_words(si.stackless[0]),
       kDir + "kernel-log/hung-task-4.19-cant-die-freestack.written.log:43: syz-executor.5 (9450)");
-  EXPECT_EQ(si.skipped_lines, 1u);
-  EXPECT_EQ(si.first_skipped_in_task,
+  EXPECT_EQ(si.skipped.lines, 1u);
+  EXPECT_EQ(si.skipped.first_in_task,
             kDir + "kernel-log/hung-task-4.19-cant-die-freestack.written.log:48");
 }
 
@@ -137,7 +137,7 @@ TEST(TaskHeaders, BlockedInIoWaitForm) {
   EXPECT_EQ(c.samples[0].blocked_s, 122u);
   EXPECT_TRUE(c.samples[0].flags & kKernelThread);
   EXPECT_EQ(names(c, c.samples[0].stack).size(), 23u);  // 29 with its 6 "? " frames
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
 }
 
 TEST(TaskHeaders, SameStackAsPidCopiesThatStack) {
@@ -151,7 +151,7 @@ TEST(TaskHeaders, SameStackAsPidCopiesThatStack) {
   EXPECT_EQ(same->stack, first->stack);
   EXPECT_EQ(group_of(c, same), "mm:dirty-throttle");    // 3.1's *_ratelimited_nr
   EXPECT_EQ(group_of(c, by_tid(c, 430)), "block:tags");  // get_request: 4.x's request slots
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
 }
 
 TEST(TaskHeaders, TheLineThatBrokeATaskIsNamed) {
@@ -164,8 +164,8 @@ TEST(TaskHeaders, TheLineThatBrokeATaskIsNamed) {
       "x.log");
   ASSERT_EQ(c.samples.size(), 1u);
   EXPECT_TRUE(c.samples[0].flags & kNoStack);
-  EXPECT_EQ(c.sources[0].first_skipped, "x.log:1");
-  EXPECT_EQ(c.sources[0].first_skipped_in_task, "x.log:4");
+  EXPECT_EQ(c.sources[0].skipped.first, "x.log:1");
+  EXPECT_EQ(c.sources[0].skipped.first_in_task, "x.log:4");
   ASSERT_EQ(c.sources[0].stackless.size(), 1u);
   EXPECT_EQ(stackless_words(c.sources[0].stackless[0]), "x.log:3: a (1)");
 }
@@ -183,8 +183,8 @@ TEST(PastedText, MailQuotedLinesCutInTwoAreRejoined) {
   EXPECT_EQ(c.stacks.module(f[5]), "jbd2");  // "[jbd2]" on a line of its own
   EXPECT_EQ(by_tid(c, 3175)->stack, by_tid(c, 3172)->stack);  // <Same stack as pid 3172>
   EXPECT_EQ(group_of(c, by_tid(c, 3172)), "jbd2:force-commit");
-  EXPECT_EQ(c.sources[0].skipped_lines, 3u);  // the mail's own words
-  EXPECT_EQ(c.sources[0].first_skipped_in_task, "");
+  EXPECT_EQ(c.sources[0].skipped.lines, 3u);  // the mail's own words
+  EXPECT_EQ(c.sources[0].skipped.first_in_task, "");
 }
 
 TEST(PastedText, WebConsoleTerminalAndTabIndentedDumps) {
@@ -209,9 +209,9 @@ TEST(PastedText, WebConsoleTerminalAndTabIndentedDumps) {
   EXPECT_EQ(names(c, sync->stack)[2], "wb_wait_for_completion");
   EXPECT_EQ(group_of(c, sync), "writeback:sync");
   const std::string file = kDir + "kernel-log/hung-task-5.15-pasted.written.log";
-  EXPECT_EQ(c.sources[0].skipped_lines, 4u);
-  EXPECT_EQ(c.sources[0].first_skipped, file + ":1");
-  EXPECT_EQ(c.sources[0].first_skipped_in_task, file + ":14");
+  EXPECT_EQ(c.sources[0].skipped.lines, 4u);
+  EXPECT_EQ(c.sources[0].skipped.first, file + ":1");
+  EXPECT_EQ(c.sources[0].skipped.first_in_task, file + ":14");
 }
 
 TEST(PastedText, WrappedHungLineAndHeaderInAMail) {
@@ -229,7 +229,7 @@ TEST(PastedText, WrappedHungLineAndHeaderInAMail) {
   EXPECT_EQ(c.samples[0].blocked_s, 120u);
   EXPECT_EQ(c.samples[0].tid, 2114);
   EXPECT_EQ(names(c, c.samples[0].stack).size(), 4u);
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
 }
 TEST(DecodedTraces, ProseWithAPathIsNotAFrame) {
   Capture c = read_text(
@@ -244,7 +244,7 @@ TEST(DecodedTraces, ProseWithAPathIsNotAFrame) {
       " </TASK>\n");
   ASSERT_EQ(c.samples.size(), 1u);
   EXPECT_EQ(names(c, c.samples[0].stack), (std::vector<std::string>{"schedule", "ext4_sync_file"}));
-  EXPECT_EQ(c.sources[0].skipped_lines, 1u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 1u);
 }
 
 TEST(PastedText, TheRestOfAFrameOnALineOfItsOwnGoesToThatFrame) {
@@ -277,7 +277,7 @@ TEST(PastedText, TheRestOfAFrameOnALineOfItsOwnGoesToThatFrame) {
   EXPECT_EQ(c.stacks.module(f[3]), "jbd2");
   EXPECT_EQ(c.stacks.module(f[4]), "ext4");
   EXPECT_EQ(c.stacks.source(f[4]), "fs/ext4/fsync.c:151 fs/ext4/fsync.c:160");
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
 }
 
 TEST(Architectures, Ppc64StackAndLinkWordsInterruptFramesAndRegisters) {
@@ -295,7 +295,7 @@ TEST(Architectures, Ppc64StackAndLinkWordsInterruptFramesAndRegisters) {
   ASSERT_NE(dd, nullptr);
   EXPECT_EQ(names(c, dd->stack).back(), "system_call_common");
   EXPECT_EQ(group_of(c, dd), "xfs:log-space");
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
   ReadOptions keep;
   keep.keep_unreliable = true;
   Capture kept;
@@ -317,7 +317,7 @@ TEST(Architectures, Arm32FrameAndCallerLines) {
   EXPECT_EQ(f[18], "kthread");
   EXPECT_EQ(f[19], "ret_from_fork");  // the last line's caller
   EXPECT_EQ(group_of(old, &old.samples[0]), "block:tags");
-  EXPECT_EQ(old.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(old.sources[0].skipped.lines, 0u);
   // 6.1: " callee from caller+0x60/0xe4", no addresses, an exception stack after.
   Capture now = read("kernel-log/hung-task-6.1-arm32.written.log");
   ASSERT_EQ(now.samples.size(), 1u);
@@ -326,7 +326,7 @@ TEST(Architectures, Arm32FrameAndCallerLines) {
                                       "folio_wait_bit_common", "folio_wait_writeback",
                                       "__filemap_fdatawait_range", "file_write_and_wait_range",
                                       "ext4_sync_file", "sys_fdatasync", "ret_fast_syscall"}));
-  EXPECT_EQ(now.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(now.sources[0].skipped.lines, 0u);
 }
 
 TEST(Architectures, S390UnreliableFramesInParenthesesAndBreakingEventAddress) {
@@ -342,7 +342,7 @@ TEST(Architectures, S390UnreliableFramesInParenthesesAndBreakingEventAddress) {
   ASSERT_NE(rs, nullptr);
   EXPECT_EQ(c.strings().get(rs->comm), "rs:main Q:Reg");
   EXPECT_EQ(group_of(c, rs), "jbd2:force-commit");
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
 }
 
 TEST(Architectures, Riscv64) {
@@ -350,7 +350,7 @@ TEST(Architectures, Riscv64) {
   ASSERT_EQ(c.samples.size(), 1u);
   EXPECT_EQ(names(c, c.samples[0].stack).size(), 12u);
   EXPECT_EQ(group_of(c, &c.samples[0]), "rcu:gp");
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
 }
 
 TEST(UnreliableFrames, LeftOutWhereATraceHasReliableFramesKeptOnRequest) {

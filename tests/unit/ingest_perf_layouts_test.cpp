@@ -116,7 +116,7 @@ TEST(PerfLayouts, OldPerfNoTimeUnindentedFramesOneLineSamples) {
   ASSERT_EQ(si.left_out.size(), 1u);
   EXPECT_EQ(si.left_out[0].what, "cycles");
   EXPECT_EQ(si.left_out[0].count, 1u);
-  EXPECT_EQ(si.skipped_lines, 0u);
+  EXPECT_EQ(si.skipped.lines, 0u);
   ASSERT_EQ(c.samples.size(), 3u);
   EXPECT_EQ(c.total_weight(), 4u);
   EXPECT_EQ(c.strings().get(c.samples[1].comm), "V8 WorkerThread");

@@ -55,7 +55,7 @@ Capture read_fio(const std::string& file, std::string_view kernel) {
   EXPECT_EQ(c.sources.size(), 1u);
   if (c.sources.size() != 1) return c;
   const SourceInfo& src = c.sources[0];
-  EXPECT_EQ(src.skipped_lines, 0u) << src.first_skipped;
+  EXPECT_EQ(src.skipped.lines, 0u) << src.skipped.first;
   EXPECT_FALSE(src.truncated);
   EXPECT_EQ(src.kernel, kernel);
   EXPECT_DOUBLE_EQ(src.oncpu_hz, 99.0);

@@ -25,8 +25,8 @@ TEST(ProcStackReader, SeedReportHasThreeTasks) {
   EXPECT_EQ(names(c, c.samples[1].stack).front(), "lock_rename");
   EXPECT_EQ(names(c, c.samples[2].stack).back(), "ovl_copy_up_metadata");
   // The three prose lines before the stacks are counted, not silently dropped.
-  EXPECT_EQ(c.sources[0].skipped_lines, 3u);
-  EXPECT_NE(c.sources[0].first_skipped.find(":1"), std::string::npos);
+  EXPECT_EQ(c.sources[0].skipped.lines, 3u);
+  EXPECT_NE(c.sources[0].skipped.first.find(":1"), std::string::npos);
 }
 
 TEST(ProcStackReader, OldFormatWithSentinelAndHeaders) {
@@ -46,7 +46,7 @@ TEST(ProcStackReader, OldFormatWithSentinelAndHeaders) {
   EXPECT_EQ(c.samples[1].pid, 77);
   EXPECT_EQ(c.samples[1].tid, 78);
   EXPECT_EQ(c.stacks.module(c.stacks.stack(c.samples[1].stack)[0]), "vfs");
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
 }
 
 TEST(ProcStackReader, CatLoopWithBarePids) {

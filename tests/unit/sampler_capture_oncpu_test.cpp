@@ -88,7 +88,7 @@ TEST(SamplerCaptureOnCpu, SamplesComeBackRunningInTheirRounds) {
       << bytes;
   Capture c = read_bytes(bytes);
   const SourceInfo& src = c.sources[0];
-  ASSERT_EQ(src.skipped_lines, 0u) << src.first_skipped;
+  ASSERT_EQ(src.skipped.lines, 0u) << src.skipped.first;
   EXPECT_DOUBLE_EQ(src.oncpu_hz, 99.0);
   EXPECT_EQ(src.header.at("oncpu"), "cpu-clock");
   EXPECT_EQ(src.header.at("oncpu_cpus"), "0-1");
@@ -160,7 +160,7 @@ TEST(SamplerCaptureOnCpu, OlderVersionsReadWithoutOnCpuSamples) {
   for (const char* name : {"/capture/storm-overlayfs-ext4.capture", "/zoo/dir-lock-a.capture"}) {
     Capture c = read_file(std::string(HANGSCOPE_FIXTURES) + name);
     EXPECT_EQ(c.sources[0].oncpu_hz, 0.0) << name;
-    EXPECT_EQ(c.sources[0].skipped_lines, 0u) << name;
+    EXPECT_EQ(c.sources[0].skipped.lines, 0u) << name;
     EXPECT_GT(c.samples.size(), 0u) << name;
   }
   Capture v1 = read_file(std::string(HANGSCOPE_FIXTURES) + "/capture/storm-overlayfs-ext4.capture");
@@ -171,6 +171,6 @@ TEST(SamplerCaptureOnCpu, OlderVersionsReadWithoutOnCpuSamples) {
   std::string bytes = write_oncpu(true);
   bytes.replace(bytes.find("version 4"), 9, "version 2");
   Capture v2 = read_bytes(bytes);
-  EXPECT_EQ(v2.sources[0].skipped_lines, 6u);
+  EXPECT_EQ(v2.sources[0].skipped.lines, 6u);
   for (const TaskSample& s : v2.samples) EXPECT_FALSE(running(s));
 }

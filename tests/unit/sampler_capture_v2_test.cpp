@@ -109,7 +109,7 @@ TEST(SamplerCaptureV2, ReadsContextsCountsAndRounds) {
   std::string bytes = write_v2(true);
   EXPECT_NE(bytes.find("\nversion 4\n"), std::string::npos);  // written as the newest
   Capture c = read_bytes(bytes);
-  ASSERT_EQ(c.sources[0].skipped_lines, 0u) << c.sources[0].first_skipped;
+  ASSERT_EQ(c.sources[0].skipped.lines, 0u) << c.sources[0].skipped.first;
   EXPECT_FALSE(c.sources[0].truncated);
   EXPECT_EQ(c.sources[0].header.at("end.timed_out"), "3");
   ASSERT_EQ(c.rounds.size(), 3u);
@@ -171,7 +171,7 @@ TEST(SamplerCaptureV2, VersionOneCapturesStillRead) {
   Capture c = read_bytes(ss.str());
   EXPECT_EQ(c.rounds.size(), 150u);
   EXPECT_GT(c.samples.size(), 1000u);
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
   for (const TaskSample& s : c.samples) ASSERT_EQ(s.context, 0u);
 }
 
@@ -193,7 +193,7 @@ TEST(SamplerCaptureV2, WriterTablesAreBounded) {
   std::string bytes = hangscope::testing::fd_text(fd);
   close(fd);
   Capture c = read_bytes(bytes);
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
   ASSERT_EQ(c.samples.size(), 10u);
   EXPECT_EQ(c.stacks.function(c.stacks.stack(c.samples[7].stack)[0]), "f1");
   EXPECT_EQ(c.samples[7].stack, c.samples[1].stack);  // redefined, same stack in the model
@@ -241,7 +241,7 @@ TEST(SamplerCaptureV2, StormFixtureTiesFsyncsToTheLoopDevice) {
   ss << in.rdbuf();
   Capture c = read_bytes(ss.str());
   ASSERT_EQ(c.rounds.size(), 94u);
-  EXPECT_EQ(c.sources[0].skipped_lines, 0u);
+  EXPECT_EQ(c.sources[0].skipped.lines, 0u);
   size_t fsyncs = 0, on_loop0 = 0;
   for (const TaskSample& s : c.samples) {
     const TaskContext& ctx = c.contexts[s.context];

@@ -72,7 +72,7 @@ TEST(TwoKernelCaptures, TwoCompleteCapturesFromTwoKernelReleases) {
     ASSERT_EQ(k.capture.sources.size(), 1u);
     const SourceInfo& src = k.capture.sources[0];
     EXPECT_EQ(src.format, "capture") << f;
-    EXPECT_EQ(src.skipped_lines, 0u) << f << ": first bad line " << src.first_skipped;
+    EXPECT_EQ(src.skipped.lines, 0u) << f << ": first bad line " << src.skipped.first;
     EXPECT_FALSE(src.truncated) << f << " was cut short";
     EXPECT_TRUE(src.timed) << f;
     EXPECT_GT(k.capture.rounds.size(), 100u) << f;
@@ -158,7 +158,7 @@ TEST(TwoKernelCaptures, ThreeHostRunsOfOneRelease) {
     KernelCapture k = load(f);
     ASSERT_EQ(k.capture.sources.size(), 1u);
     const SourceInfo& src = k.capture.sources[0];
-    EXPECT_EQ(src.skipped_lines, 0u) << f << ": first bad line " << src.first_skipped;
+    EXPECT_EQ(src.skipped.lines, 0u) << f << ": first bad line " << src.skipped.first;
     EXPECT_FALSE(src.truncated) << f << " was cut short";
     EXPECT_TRUE(src.timed) << f;
     EXPECT_GT(k.capture.rounds.size(), 200u) << f;

@@ -17,6 +17,7 @@
 
 #include "hangscope/bulk_allocator.hpp"
 #include "hangscope/round_figures.hpp"
+#include "hangscope/skipped_lines.hpp"
 #include "hangscope/stack_table.hpp"
 #include "hangscope/task_context_fields.hpp"
 
@@ -93,11 +94,7 @@ struct SourceInfo {
   // draws it so.
   bool command_root = false;
   bool truncated = false;               // the input ended inside a round
-  uint64_t skipped_lines = 0;           // lines no reader understood
-  std::string first_skipped;            // "file:line" of the first of them
-  // The first of them inside a task's report (after its header): where reading a task
-  // broke, which says more than some other message before it.
-  std::string first_skipped_in_task;
+  SkippedLines skipped;                 // the lines the reader left out, and why
   // Tasks whose header was read but not their stack: samples with kNoStack and an empty
   // stack, never dropped. The first few, by their headers.
   uint64_t stackless_tasks = 0;

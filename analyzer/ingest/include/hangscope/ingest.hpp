@@ -117,11 +117,12 @@ class CaptureBuilder {
   void add_fact(WaitsOnFact f);
   // Returns the id of an equal context, adding it when new.
   uint32_t intern_context(const TaskContext& c);
-  // Counts a line that no rule of the reader understood; `in_task` when it came inside a
-  // task's report (its header read, its stack not finished).
-  void skip_line(const LineReader& in, bool in_task = false);
+  // Counts a line the reader left out, and why (SourceInfo::skipped): in_report when it
+  // came inside a task's report (its header read, its stack not finished). A line is
+  // counted once, whatever parts of it were left out.
+  void skip_line(const LineReader& in, SkipReason why = SkipReason::unread);
   // The same for an earlier line, by its number (a line held to see what follows it).
-  void skip_line_at(const LineReader& in, uint64_t line, bool in_task = false);
+  void skip_line_at(const LineReader& in, uint64_t line, SkipReason why = SkipReason::unread);
   // Records a task whose stack could not be read, by the line of its header; the reader
   // adds it as a sample with kNoStack.
   void stackless_task(const LineReader& in, uint64_t header_line, std::string_view comm,
@@ -160,6 +161,7 @@ class CaptureBuilder {
   absl::flat_hash_set<uint32_t, ContextIds, ContextIds> contexts_;
   uint64_t samples_added_ = 0;
   FirstSkipped first_skipped_;
+  uint64_t last_skipped_ = 0;  // the number of the line counted last
 };
 
 enum class Applicability { no, maybe, yes };
