@@ -36,10 +36,19 @@ void add_fleet_options(CLI::App& cmd, DiffArgs& opts) {
         }
       },
       "DURATION");
-  cmd.add_option("--range", opts.range, "With --prometheus: the time compared, up to --end")
-      ->type_name("DURATION")
-      ->check(duration)
-      ->needs(prom)
+  // One --range for both windows diff can look at: the time of a fleet (a duration) and,
+  // with --suspects, the commits of a kernel's history (A..B; add_suspects_options takes
+  // this option rather than adding its own).
+  cmd.add_option("--range", opts.range,
+                 "With --prometheus: the time compared, up to --end (DURATION); with "
+                 "--suspects --kernel-git: the commits to look in, from the good one to the "
+                 "bad one (A..B)")
+      ->type_name("DURATION|A..B")
+      ->check(CLI::Validator(
+          [duration](std::string& v) {
+            return v.find("..") != std::string::npos ? std::string() : duration(v);
+          },
+          "DURATION|A..B"))
       ->capture_default_str();
   cmd.add_option("--end", opts.end,
                  "With --prometheus: the end of the time compared (RFC 3339 or unix seconds; "
@@ -200,6 +209,8 @@ std::string fleet_usage_error(const DiffArgs& opts) {
     return "--prometheus: a fleet's series hold no stacks to draw: -f text or json";
   if (opts.suspects.enabled)
     return "--prometheus: a fleet's series hold no frames to find suspects by: use captures";
+  if (opts.range.find("..") != std::string::npos)
+    return "--prometheus: --range is a duration (such as 6h), not a range of commits";
   return {};
 }
 

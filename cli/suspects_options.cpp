@@ -64,12 +64,17 @@ void add_suspects_options(CLI::App& cmd, SuspectsArgs& args) {
           ->check(CLI::ExistingDirectory)
           ->group(kSuspectsOptions)
           ->needs(suspects);
-  CLI::Option* range = cmd.add_option("--range", args.range,
-                                      "--suspects: the commits of --kernel-git to look in, "
-                                      "from the good one to the bad one")
-                           ->type_name("A..B")
-                           ->group(kSuspectsOptions)
-                           ->needs(git);
+  // diff has a --range of its own already (--prometheus: a duration): that one says the
+  // commits too, taken from it once parsed.
+  CLI::Option* shared_range = cmd.get_option_no_throw("--range");
+  CLI::Option* range = shared_range;
+  if (!range)
+    range = cmd.add_option("--range", args.range,
+                           "--suspects: the commits of --kernel-git to look in, "
+                           "from the good one to the bad one")
+                ->type_name("A..B")
+                ->group(kSuspectsOptions)
+                ->needs(git);
   git->needs(range);
   cmd.add_option("--kernel-src", args.kernel_src,
                  "--suspects: two source trees (no history), the older then the newer: the "
@@ -80,10 +85,16 @@ void add_suspects_options(CLI::App& cmd, SuspectsArgs& args) {
       ->group(kSuspectsOptions)
       ->needs(suspects)
       ->excludes(git);
-  cmd.parse_complete_callback([&args] {
+  cmd.parse_complete_callback([&args, &cmd, shared_range] {
     if (args.enabled && args.kernel_git.empty() && args.kernel_src.empty())
       throw CLI::ValidationError(
           "--suspects", "needs --kernel-git DIR --range A..B or --kernel-src OLD_DIR NEW_DIR");
+    if (!shared_range || shared_range->count() == 0) return;
+    const CLI::Option* prometheus = cmd.get_option_no_throw("--prometheus");
+    if (!args.kernel_git.empty())
+      args.range = shared_range->as<std::string>();
+    else if (!prometheus || prometheus->count() == 0)
+      throw CLI::ValidationError("--range", "needs --prometheus or --kernel-git");
   });
 }
 

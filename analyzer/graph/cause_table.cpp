@@ -8,7 +8,8 @@ namespace hangscope {
 
 const std::vector<CauseRow>& cause_table() {
   static const std::vector<CauseRow> rows = {
-      {"cg_frozen", false, "frozen cgroup", "the frozen cgroup {place}", "frozen", {}, false},
+      {"cg_frozen", false, "frozen cgroup", "the frozen cgroup {place}", "for the thaw", {},
+       false},
       {"cg_oom", false, "memory cgroup out of memory",
        "the memory cgroup {place}, out of memory with its OOM killer off", "",
        {"memcg1_oom_synchronize", "mem_cgroup_oom_synchronize", "mem_cgroup_out_of_memory",

@@ -34,7 +34,7 @@ double span_of(const Capture& c) {
 double stay_by_times(const Capture& c, const Classification& cls, int32_t tid, uint32_t group) {
   std::map<uint32_t, bool> in;  // round -> the task was in the group then
   for (const TaskSample& s : c.samples)
-    if (s.tid == tid && s.round != kNoRound && cls.group(s.stack) == group) in[s.round] = true;
+    if (s.tid == tid && s.round != kNoRound && cls.group(s) == group) in[s.round] = true;
   const size_t n = c.rounds.size();
   auto end_of = [&](size_t r) {
     return r + 1 < n ? c.rounds[r + 1].time_ns
