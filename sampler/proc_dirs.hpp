@@ -7,6 +7,11 @@
 
 namespace hangscope::sampler {
 
+// A file of one thread's /proc directory: PROC/PID/task/TID/NAME.
+inline std::string task_file(const std::string& proc, int pid, int tid, const char* name) {
+  return proc + "/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/" + name;
+}
+
 inline bool is_number(const char* s) {
   if (!*s) return false;
   for (; *s; ++s)

@@ -6,16 +6,13 @@
 
 #include "hangscope/system_info.hpp"
 #include "proc_stat.hpp"
+#include "proc_dirs.hpp"
 
 namespace hangscope::sampler {
 
 namespace {
 
 bool vanished_errno(int err) { return err == ENOENT || err == ESRCH; }
-
-std::string task_file(const std::string& proc_root, int pid, int tid, const char* file) {
-  return fmt::format("{}/{}/task/{}/{}", proc_root, pid, tid, file);
-}
 
 // "0 0 0": the kernel keeps no scheduler statistics (CONFIG_SCHED_INFO off).
 bool schedstat_known(std::string_view line) { return !line.starts_with("0 0 0"); }

@@ -15,10 +15,6 @@ namespace {
 
 constexpr int64_t kScanEveryNs = 1'000'000'000;
 
-std::string task_file(const std::string& proc, int pid, int tid, const char* name) {
-  return proc + "/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/" + name;
-}
-
 int to_int(std::string_view s) {
   int v = 0;
   return text::whole_number(text::trim(s), v) ? v : 0;

@@ -17,6 +17,7 @@
 #include <unordered_set>
 
 #include "definitions.hpp"
+#include "source_text.hpp"
 
 namespace hangscope::suspects_detail {
 
@@ -28,12 +29,6 @@ constexpr std::string_view kMagic = "hangscope-definitions 1 ";
 
 std::string cache_path(const std::string& dir, const std::string& key) {
   return dir + "/definitions/" + key + ".idx";
-}
-
-uint32_t number(std::string_view s) {
-  uint32_t v = 0;
-  std::from_chars(s.data(), s.data() + s.size(), v);
-  return v;
 }
 
 bool load(const std::string& path, const std::string& key, const std::set<std::string>& names,

@@ -6,6 +6,7 @@
 // before that list. Kernel style closes a function with a brace in column 0; where
 // #if branches left the count wrong, a brace in column 0 sets it right again.
 #include "definitions.hpp"
+#include "source_text.hpp"
 
 #include <algorithm>
 #include <array>
@@ -14,10 +15,6 @@
 namespace hangscope::suspects_detail {
 
 namespace {
-
-bool ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
 
 // Macros with a parenthesised argument written before a function's name: they are not
 // the name ("__printf(2, 3) void foo(...)", "SEC(\"kprobe\") int prog(...)").

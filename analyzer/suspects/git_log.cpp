@@ -1,4 +1,5 @@
 #include "git_log.hpp"
+#include "source_text.hpp"
 
 #include <charconv>
 
@@ -7,12 +8,6 @@ namespace hangscope::suspects_detail {
 namespace {
 
 constexpr std::string_view kNoBlob = "0000000000000000000000000000000000000000";
-
-uint32_t number(std::string_view s) {
-  uint32_t v = 0;
-  std::from_chars(s.data(), s.data() + s.size(), v);
-  return v;
-}
 
 std::vector<std::string_view> split(std::string_view s, char sep) {
   std::vector<std::string_view> out;

@@ -2,16 +2,9 @@
 #include <set>
 
 #include "suspects_internal.hpp"
+#include "source_text.hpp"
 
 namespace hangscope::suspects_detail {
-
-namespace {
-
-bool ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
-
-}  // namespace
 
 Callees callees_of(const WeightedFrames& frames) {
   Callees out;
